@@ -2,7 +2,7 @@
 # Writes a C file embedding schema/NNN_name.sql migrations (in order) into the binary.
 # Usage: scripts/embed-sql.sh schema/*.sql > build/gen/migrations.c
 set -euo pipefail
-echo '/* Generated from schema/*.sql by scripts/embed-sql.sh; do not edit. */'
+echo '/* Generated from the schema/ migrations by scripts/embed-sql.sh; do not edit. */'
 echo '#include "db/migrate.h"'
 echo
 echo 'const struct db_migration db_migrations[] = {'
