@@ -158,7 +158,6 @@ static int start_http(struct proc *p)
         log_error("http: cannot listen on %s", p->cfg.listen_addr);
         return -1;
     }
-    log_info("http: listening on %s (port %d)", p->cfg.listen_addr, http_server_port(p->http));
     return 0;
 }
 

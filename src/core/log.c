@@ -42,6 +42,27 @@ static void format_time(char *out, size_t n)
     snprintf(out + k, n - k, ".%03dZ", (int)(tv.tv_usec / 1000));
 }
 
+/* One event, one line: line breaks and tabs (libpq writes multi-line messages) become spaces. */
+static void flatten(char *s)
+{
+    char *w = s;
+    bool space = false;
+    for (char *r = s; *r; r++) {
+        bool ws = *r == '\n' || *r == '\r' || *r == '\t';
+        if (ws) {
+            if (!space && w != s)
+                *w++ = ' ';
+            space = true;
+            continue;
+        }
+        space = false;
+        *w++ = *r;
+    }
+    while (w > s && w[-1] == ' ')
+        w--;
+    *w = '\0';
+}
+
 void log_emit(enum log_level lvl, const char *ctx_key, const char *ctx_val, const char *fmt, ...)
 {
     char msg[2048];
@@ -50,6 +71,7 @@ void log_emit(enum log_level lvl, const char *ctx_key, const char *ctx_val, cons
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    flatten(msg);
     format_time(ts, sizeof(ts));
 
     struct buf b = BUF_INIT;

@@ -364,6 +364,13 @@ static int conn_watch_socket(struct db_conn *c)
     return 0;
 }
 
+/* Server notices (NOTICE, WARNING) go to our log instead of libpq's default stderr print. */
+static void conn_notice(void *arg, const char *message)
+{
+    (void)arg;
+    log_debug("database notice: %s", message);
+}
+
 static void conn_connect(struct db_conn *c)
 {
     char *msg = NULL;
@@ -382,6 +389,7 @@ static void conn_connect(struct db_conn *c)
         db_conn_fail(c, c->pg ? PQerrorMessage(c->pg) : "out of memory");
         return;
     }
+    PQsetNoticeProcessor(c->pg, conn_notice, c);
     conn_set_state(c, DBC_CONNECTING);
     if (conn_watch_socket(c) < 0) {
         db_conn_fail(c, "cannot watch the database socket");
