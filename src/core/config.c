@@ -1,5 +1,6 @@
 #include "core/config.h"
 
+#include <arpa/inet.h>
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -38,7 +39,7 @@ static const struct setting settings[] = {
      "apply schema migrations at startup (else run `taskexec migrate`)"},
     {"TE_LISTEN_ADDR", SET_STR, offsetof(struct config, listen_addr), "0.0.0.0:8080", 0, 0,
      "HTTP listen address host:port ([v6]:port for IPv6)"},
-    {"TE_MAX_BODY_BYTES", SET_INT, offsetof(struct config, max_body_bytes), "1048576", 1024,
+    {"TE_MAX_BODY_BYTES", SET_INT, offsetof(struct config, max_body_bytes), "1048576", 64,
      1073741824, "largest request body accepted (larger: 413)"},
     {"TE_MAX_HEADER_BYTES", SET_INT, offsetof(struct config, max_header_bytes), "16384", 1024,
      1048576, "largest request line + headers (larger: 431)"},
@@ -201,6 +202,38 @@ static int check_enums(struct config *cfg, char *err, size_t errlen)
     return 0;
 }
 
+/* host:port with a numeric host (IPv4, [IPv6]), "localhost", "*" or empty; port 0-65535. */
+static int check_listen_addr(const char *addr, char *err, size_t errlen)
+{
+    const char *colon = strrchr(addr, ':');
+    char host[64];
+    unsigned char tmp[sizeof(struct in6_addr)];
+    char *end;
+    if (!colon)
+        goto bad;
+    long port = strtol(colon + 1, &end, 10);
+    if (colon[1] == '\0' || *end || port < 0 || port > 65535)
+        goto bad;
+    size_t hl = (size_t)(colon - addr);
+    if (hl >= sizeof(host))
+        goto bad;
+    memcpy(host, addr, hl);
+    host[hl] = '\0';
+    if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+        host[hl - 1] = '\0';
+        if (inet_pton(AF_INET6, host + 1, tmp) == 1)
+            return 0;
+        goto bad;
+    }
+    if (hl == 0 || strcmp(host, "*") == 0 || strcmp(host, "localhost") == 0 ||
+        inet_pton(AF_INET, host, tmp) == 1)
+        return 0;
+bad:
+    snprintf(err, errlen, "TE_LISTEN_ADDR: expected host:port with a numeric host (e.g. "
+                          "0.0.0.0:8080 or [::]:8080), got \"%s\"", addr);
+    return -1;
+}
+
 static int default_worker_id(struct config *cfg)
 {
     char host[256] = "host";
@@ -209,6 +242,7 @@ static int default_worker_id(struct config *cfg)
     host[sizeof(host) - 1] = '\0';
     char id[320];
     snprintf(id, sizeof(id), "%s-%ld", host, (long)getpid());
+    free(cfg->worker_id); /* TE_WORKER_ID="" left an empty copy */
     cfg->worker_id = strdup(id);
     return cfg->worker_id ? 0 : -1;
 }
@@ -228,7 +262,8 @@ int config_load(struct config *cfg, char *err, size_t errlen)
         if (apply_setting(cfg, s, val, err, errlen) < 0)
             goto fail;
     }
-    if (parse_roles(cfg, err, errlen) < 0 || check_enums(cfg, err, errlen) < 0)
+    if (parse_roles(cfg, err, errlen) < 0 || check_enums(cfg, err, errlen) < 0 ||
+        check_listen_addr(cfg->listen_addr, err, errlen) < 0)
         goto fail;
     if ((!cfg->worker_id || !*cfg->worker_id) && default_worker_id(cfg) < 0) {
         snprintf(err, errlen, "TE_WORKER_ID: out of memory");

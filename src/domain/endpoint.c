@@ -110,10 +110,17 @@ static int check_acks(const cJSON *v, const char *name, char *err, size_t errlen
     return 0;
 }
 
+struct one_ref {
+    int n;
+    size_t start, end; /* of the last placeholder seen */
+};
+
 static int count_ref(void *arg, const struct template_ref *r)
 {
-    (void)r;
-    (*(int *)arg)++;
+    struct one_ref *o = arg;
+    o->n++;
+    o->start = r->start;
+    o->end = r->end;
     return 0;
 }
 
@@ -123,10 +130,11 @@ static int check_max_len(const cJSON *v, const char *name, char *err, size_t err
         /* Exactly one placeholder, resolved at run time. */
         const char *s = v->valuestring;
         size_t len = strlen(s);
-        int n = 0;
+        struct one_ref one = {0, 0, 0};
         char terr[200];
-        if (template_scan(s, len, count_ref, &n, terr, sizeof(terr)) != 0 || n != 1 ||
-            strncmp(s, "{{", 2) != 0 || len < 4 || strcmp(s + len - 2, "}}") != 0) {
+        /* the placeholder must span the whole string ("{{config.a}}0}}" does not) */
+        if (template_scan(s, len, count_ref, &one, terr, sizeof(terr)) != 0 || one.n != 1 ||
+            one.start != 0 || one.end != len) {
             snprintf(err, errlen,
                      "field 'spec.%s' must be a positive integer or one placeholder such as "
                      "\"{{config.max_stream_length}}\"",
@@ -175,7 +183,7 @@ static const struct spec_field kafka_fields[] = {
     {"bootstrap_servers", JT_STRING, true, check_nonempty, NULL},
     {"topic", JT_STRING, true, check_nonempty, NULL},
     {"key_template", JT_STRING, false, NULL, NULL},
-    {"value_template", JT_ANY & ~(unsigned)JT_NULL, true, NULL, NULL},
+    {"value_template", JT_OBJECT, true, NULL, NULL},
     {"headers", JT_OBJECT, false, check_headers, NULL},
     {"acks", JT_STRING, false, check_acks, "\"all\""},
     {"timeout_ms", JT_INT, false, check_timeout, "10000"},
@@ -347,6 +355,7 @@ int endpoint_retry_read(const cJSON *retry, struct retry_policy *out)
 
 struct refs_ctx {
     struct buf *out;
+    size_t start; /* offset of our '{' in out: the buffer may hold text before it */
     int count;
     char *err;
     size_t errlen;
@@ -363,7 +372,7 @@ static int collect_secret(void *arg, const struct template_ref *r)
         return ENDPOINT_EINVAL;
     }
     /* Skip names already listed: "{a,b" holds ",name" or "{name" boundaries. */
-    const char *d = c->out->data + 1;
+    const char *d = c->out->data + c->start + 1;
     while (d && *d) {
         size_t n = strcspn(d, ",}");
         if (n == r->path_len && memcmp(d, r->path, n) == 0)
@@ -379,7 +388,7 @@ static int collect_secret(void *arg, const struct template_ref *r)
 
 int endpoint_secret_refs(const cJSON *spec, struct buf *out, char *err, size_t errlen)
 {
-    struct refs_ctx c = {out, 0, err, errlen};
+    struct refs_ctx c = {out, out->len, 0, err, errlen};
     if (buf_putc(out, '{') < 0)
         return ENDPOINT_EINVAL;
     int rc = template_scan_json(spec, "spec", collect_secret, &c, err, errlen);
