@@ -29,9 +29,11 @@ CREATE TABLE secrets (
 
 -- secret_refs: the secret names the spec references as {{secret.NAME}}, kept so that
 -- deleting a referenced secret can be refused with one indexed lookup.
+-- version: bumped by every update; each version is kept in endpoint_versions.
 CREATE TABLE endpoints (
     name              TEXT          NOT NULL,
     endpoint_type     TEXT          NOT NULL,
+    version           INT           NOT NULL DEFAULT 1,
     payload_spec_ref  TEXT,
     config_ref        TEXT,
     spec              JSONB         NOT NULL,
@@ -50,6 +52,22 @@ CREATE INDEX idx_endpoints_payload_spec ON endpoints (payload_spec_ref);
 CREATE INDEX idx_endpoints_config ON endpoints (config_ref);
 CREATE INDEX idx_endpoints_secret_refs ON endpoints USING GIN (secret_refs);
 
+-- Every definition an endpoint ever had. A job records the version it was created with
+-- and is always delivered with that definition; versions are immutable, so workers
+-- cache them without expiry. Rows outlive a deleted endpoint (job history refers to them).
+CREATE TABLE endpoint_versions (
+    endpoint          TEXT          NOT NULL,
+    version           INT           NOT NULL,
+    endpoint_type     TEXT          NOT NULL,
+    payload_spec_ref  TEXT,
+    config_ref        TEXT,
+    spec              JSONB         NOT NULL,
+    retry_policy      JSONB         NOT NULL,
+    created_at        TIMESTAMPTZ   NOT NULL DEFAULT now(),
+    CONSTRAINT pk_endpoint_versions PRIMARY KEY (endpoint, version),
+    CONSTRAINT chk_endpoint_version_type CHECK (endpoint_type IN ('HTTP', 'KAFKA', 'REDIS_STREAM'))
+);
+
 -- jobs.endpoint deliberately has no foreign key to endpoints: the brief lets an endpoint
 -- be deleted once no ACTIVE job uses it, while finished and retired jobs keep their
 -- history (and the endpoint definition they were created with).
@@ -57,6 +75,7 @@ CREATE TABLE jobs (
     job_id                TEXT          NOT NULL,
     crdb_region           TEXT          NOT NULL DEFAULT 'default',
     endpoint              TEXT          NOT NULL,
+    endpoint_version      INT           NOT NULL DEFAULT 1,
     endpoint_type         TEXT          NOT NULL,
     trigger_type          TEXT          NOT NULL,
     status                TEXT          NOT NULL DEFAULT 'ACTIVE',
@@ -135,6 +154,15 @@ CREATE INDEX idx_executions_by_job
 CREATE INDEX idx_executions_running
     ON executions (status, started_at)
     WHERE status = 'RUNNING';
+
+-- The lease reclaimer scans expired leases; the delayed promoter scans due PENDING rows.
+CREATE INDEX idx_executions_lease
+    ON executions (lease_expires_at)
+    WHERE status = 'RUNNING';
+
+CREATE INDEX idx_executions_pending
+    ON executions (run_at)
+    WHERE status = 'PENDING';
 
 CREATE TABLE attempts (
     attempt_id      TEXT          NOT NULL,

@@ -8,20 +8,36 @@
 
 #define COLS                                                                                       \
     "name, endpoint_type, payload_spec_ref, config_ref, spec, retry_policy, " SQL_MS("created_at") \
-    ", " SQL_MS("updated_at")
+    ", " SQL_MS("updated_at") ", version"
 
 static struct db_stmt q_get = DB_STMT("SELECT " COLS " FROM endpoints WHERE name = $1");
 static struct db_stmt q_list = DB_STMT("SELECT " COLS " FROM endpoints "
                                        "WHERE $1::TEXT IS NULL OR name > $1 "
                                        "ORDER BY name LIMIT $2::INT8");
+/*
+ * Writes the endpoint and records the new version in the same statement. A name
+ * re-created after a delete continues its version numbers, so versions stay unique.
+ */
 static struct db_stmt q_insert = DB_STMT(
-    "INSERT INTO endpoints (name, endpoint_type, payload_spec_ref, config_ref, spec, "
-    "retry_policy, secret_refs) VALUES ($1, $2, $3, $4, $5::JSONB, $6::JSONB, $7::TEXT[]) "
-    "RETURNING " COLS);
+    "WITH e AS (INSERT INTO endpoints (name, endpoint_type, payload_spec_ref, config_ref, spec,"
+    "   retry_policy, secret_refs, version)"
+    "   VALUES ($1, $2, $3, $4, $5::JSONB, $6::JSONB, $7::TEXT[],"
+    "     COALESCE((SELECT max(version) FROM endpoint_versions WHERE endpoint = $1), 0) + 1)"
+    "   RETURNING *),"
+    " v AS (INSERT INTO endpoint_versions (endpoint, version, endpoint_type, payload_spec_ref,"
+    "   config_ref, spec, retry_policy, created_at)"
+    "   SELECT name, version, endpoint_type, payload_spec_ref, config_ref, spec, retry_policy,"
+    "   updated_at FROM e)"
+    " SELECT " COLS " FROM e");
 static struct db_stmt q_update = DB_STMT(
-    "UPDATE endpoints SET endpoint_type = $2, payload_spec_ref = $3, config_ref = $4, "
-    "spec = $5::JSONB, retry_policy = $6::JSONB, secret_refs = $7::TEXT[], updated_at = now() "
-    "WHERE name = $1 RETURNING " COLS);
+    "WITH e AS (UPDATE endpoints SET endpoint_type = $2, payload_spec_ref = $3, config_ref = $4,"
+    "   spec = $5::JSONB, retry_policy = $6::JSONB, secret_refs = $7::TEXT[],"
+    "   version = version + 1, updated_at = now() WHERE name = $1 RETURNING *),"
+    " v AS (INSERT INTO endpoint_versions (endpoint, version, endpoint_type, payload_spec_ref,"
+    "   config_ref, spec, retry_policy, created_at)"
+    "   SELECT name, version, endpoint_type, payload_spec_ref, config_ref, spec, retry_policy,"
+    "   updated_at FROM e)"
+    " SELECT " COLS " FROM e");
 /*
  * An endpoint is in use while an ACTIVE cron job fires it or a one-shot job
  * still has an unfinished execution.
@@ -44,6 +60,7 @@ static int put_row(struct buf *b, const PGresult *res, int row)
            api_put_str(b, "config", db_val(res, row, 3)) |
            api_put_raw(b, "spec", db_val(res, row, 4)) |
            api_put_raw(b, "retry_policy", db_val(res, row, 5)) |
+           api_put_raw(b, "version", db_val(res, row, 8)) |
            api_put_time(b, "created_at", db_val(res, row, 6)) |
            api_put_time(b, "updated_at", db_val(res, row, 7)) | buf_putc(b, '}');
 }

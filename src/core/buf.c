@@ -7,11 +7,11 @@
 
 int buf_reserve(struct buf *b, size_t extra)
 {
+    if (extra > SIZE_MAX - 1 - b->len)
+        return -1; /* len + extra + 1 would wrap */
     size_t need = b->len + extra + 1;
     if (need <= b->cap)
         return 0;
-    if (need < b->len)
-        return -1;
     size_t cap = b->cap ? b->cap : 64;
     while (cap < need) {
         if (cap > SIZE_MAX / 2)

@@ -31,6 +31,8 @@ void id_new(const char *prefix, int64_t now_ms, char out[ID_MAX])
     b[8] = (uint8_t)(0x80 | (b[8] & 0x3f));
     static const char hex[] = "0123456789abcdef";
     size_t n = (size_t)snprintf(out, ID_MAX, "%s_", prefix);
+    if (n >= ID_MAX)
+        n = ID_MAX - 1; /* prefix too long: snprintf truncated it */
     for (int i = 0; i < 16 && n + 2 < ID_MAX; i++) {
         out[n++] = hex[b[i] >> 4];
         out[n++] = hex[b[i] & 15];

@@ -65,6 +65,8 @@ const char *json_type_name(unsigned types)
     case JT_OBJECT: return "an object";
     case JT_STRING | JT_INT: return "a string or an integer";
     case JT_OBJECT | JT_BOOL: return "an object or a boolean";
+    case JT_OBJECT | JT_ARRAY: return "an object or an array";
+    case JT_ANY & ~(unsigned)JT_NULL: return "a value other than null";
     default: return "a JSON value of another type";
     }
 }

@@ -1,6 +1,9 @@
 #include "domain/template.h"
 
+#include "core/json.h"
+
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool is_seg_char(char c)
@@ -86,8 +89,9 @@ static int scan_node(const cJSON *v, char *path, size_t cap, template_ref_cb cb,
     size_t base = strlen(path);
     if (cJSON_IsString(v)) {
         char msg[200];
+        msg[0] = '\0'; /* stays empty when -1 came from the callback, not from a bad placeholder */
         int rc = template_scan(v->valuestring, strlen(v->valuestring), cb, arg, msg, sizeof(msg));
-        if (rc == -1)
+        if (rc == -1 && msg[0])
             snprintf(err, errlen, "%s: %s", path, msg);
         return rc;
     }
@@ -112,4 +116,283 @@ int template_scan_json(const cJSON *v, const char *where, template_ref_cb cb, vo
     char path[512];
     snprintf(path, sizeof(path), "%s", where);
     return scan_node(v, path, sizeof(path), cb, arg, err, errlen);
+}
+
+/* ---- Rendering ---- */
+
+/* One placeholder of the string being rendered and what it resolved to. */
+struct slot {
+    struct template_ref ref;
+    const cJSON *json; /* input or config value (borrowed from vars) */
+    const char *text;  /* or secret plaintext (borrowed from the callback) */
+};
+
+struct slots {
+    struct slot *v;
+    size_t n, cap;
+};
+
+static int collect_ref(void *arg, const struct template_ref *ref)
+{
+    struct slots *sl = arg;
+    if (sl->n == sl->cap) {
+        size_t cap = sl->cap ? sl->cap * 2 : 8;
+        struct slot *v = realloc(sl->v, cap * sizeof(*v));
+        if (!v)
+            return TEMPLATE_ENOMEM;
+        sl->v = v;
+        sl->cap = cap;
+    }
+    sl->v[sl->n++] = (struct slot){.ref = *ref};
+    return 0;
+}
+
+static const cJSON *member(const cJSON *obj, const char *name, size_t len)
+{
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        if (c->string && strlen(c->string) == len && memcmp(c->string, name, len) == 0)
+            return c;
+    }
+    return NULL;
+}
+
+/* Canonical decimal index ("0", "12", not "01"); NULL when not one or out of range. */
+static const cJSON *element(const cJSON *arr, const char *seg, size_t len)
+{
+    if (len == 0 || len > 9 || (seg[0] == '0' && len > 1))
+        return NULL;
+    int idx = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (seg[i] < '0' || seg[i] > '9')
+            return NULL;
+        idx = idx * 10 + (seg[i] - '0');
+    }
+    const cJSON *c = arr->child;
+    while (c && idx-- > 0)
+        c = c->next;
+    return c;
+}
+
+/* Walks "a.b.0.c" from root; NULL when any step does not exist. */
+static const cJSON *walk(const cJSON *root, const char *path, size_t len)
+{
+    const cJSON *v = root;
+    size_t i = 0;
+    while (v && i <= len) {
+        const char *dot = memchr(path + i, '.', len - i);
+        size_t seg_len = dot ? (size_t)(dot - (path + i)) : len - i;
+        if (cJSON_IsObject(v))
+            v = member(v, path + i, seg_len);
+        else if (cJSON_IsArray(v))
+            v = element(v, path + i, seg_len);
+        else
+            v = NULL;
+        i += seg_len + 1;
+    }
+    return v;
+}
+
+static const char *ns_prefix(enum template_ns ns)
+{
+    for (size_t k = 0; k < TE_ARRAY_LEN(namespaces); k++) {
+        if (namespaces[k].ns == ns)
+            return namespaces[k].name;
+    }
+    return "?";
+}
+
+static int resolve_slot(struct slot *s, const struct template_vars *vars, char *err,
+                        size_t errlen)
+{
+    const struct template_ref *r = &s->ref;
+    if (r->ns == TPL_SECRET) {
+        s->text = vars->secret ? vars->secret(vars->secret_arg, r->path, r->path_len) : NULL;
+    } else {
+        const cJSON *root = r->ns == TPL_INPUT ? vars->input : vars->config;
+        s->json = root ? walk(root, r->path, r->path_len) : NULL;
+    }
+    if (s->json || s->text)
+        return 0;
+    snprintf(err, errlen, "unresolvable template variable {{%s.%.*s}}", ns_prefix(r->ns),
+             (int)r->path_len, r->path);
+    return TEMPLATE_EINVAL;
+}
+
+/*
+ * Config and secret placeholders first, then input ones: the brief's order.
+ * Values are only looked up here, never scanned, which is what keeps a
+ * substituted value from being expanded again.
+ */
+static int resolve_all(struct slots *sl, const struct template_vars *vars, char *err,
+                       size_t errlen)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (size_t i = 0; i < sl->n; i++) {
+            bool input = sl->v[i].ref.ns == TPL_INPUT;
+            if (input != (pass == 1))
+                continue;
+            int rc = resolve_slot(&sl->v[i], vars, err, errlen);
+            if (rc < 0)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* Scans s and resolves every placeholder in it into sl (emptied first). */
+static int resolve_string(const char *s, size_t len, const struct template_vars *vars,
+                          struct slots *sl, char *err, size_t errlen)
+{
+    sl->n = 0;
+    int rc = template_scan(s, len, collect_ref, sl, err, errlen);
+    if (rc == TEMPLATE_ENOMEM)
+        snprintf(err, errlen, "out of memory");
+    if (rc < 0)
+        return rc;
+    return resolve_all(sl, vars, err, errlen);
+}
+
+static int append_value(struct buf *b, const struct slot *s)
+{
+    if (s->text)
+        return buf_puts(b, s->text);
+    if (cJSON_IsString(s->json))
+        return buf_puts(b, s->json->valuestring);
+    return json_print(b, s->json);
+}
+
+/* Appends s with each resolved placeholder replaced by its stringified value. */
+static int assemble(const char *s, size_t len, const struct slots *sl, struct buf *b)
+{
+    size_t pos = 0;
+    for (size_t i = 0; i < sl->n; i++) {
+        const struct slot *x = &sl->v[i];
+        if (buf_append(b, s + pos, x->ref.start - pos) < 0 || append_value(b, x) < 0)
+            return TEMPLATE_ENOMEM;
+        pos = x->ref.end;
+    }
+    return buf_append(b, s + pos, len - pos) < 0 ? TEMPLATE_ENOMEM : 0;
+}
+
+static int render_string_to(const char *s, const struct template_vars *vars, struct slots *sl,
+                            struct buf *out, char *err, size_t errlen)
+{
+    size_t len = strlen(s), mark = out->len;
+    int rc = resolve_string(s, len, vars, sl, err, errlen);
+    if (rc == 0) {
+        rc = assemble(s, len, sl, out);
+        if (rc < 0)
+            snprintf(err, errlen, "out of memory");
+    }
+    if (rc < 0 && out->data) {
+        out->len = mark;
+        out->data[mark] = '\0';
+    }
+    return rc;
+}
+
+int template_render_string(const char *s, const struct template_vars *vars, struct buf *out,
+                           char *err, size_t errlen)
+{
+    struct slots sl = {0};
+    int rc = render_string_to(s, vars, &sl, out, err, errlen);
+    free(sl.v);
+    return rc;
+}
+
+/* A copy without the member name the source node carried in its parent. */
+static cJSON *copy_value(const cJSON *v)
+{
+    cJSON *c = cJSON_Duplicate(v, true);
+    if (c && c->string) {
+        if (!(c->type & cJSON_StringIsConst))
+            cJSON_free(c->string);
+        c->string = NULL;
+        c->type &= ~cJSON_StringIsConst;
+    }
+    return c;
+}
+
+/* The whole string is one placeholder: the value keeps its JSON type. */
+static cJSON *typed_value(const struct slot *s)
+{
+    return s->text ? cJSON_CreateString(s->text) : copy_value(s->json);
+}
+
+struct render {
+    const struct template_vars *vars;
+    struct slots slots; /* reused for every string of the tree */
+    struct buf tmp;
+    char *err;
+    size_t errlen;
+};
+
+static int render_string_node(struct render *r, const char *s, cJSON **out)
+{
+    size_t len = strlen(s);
+    int rc = resolve_string(s, len, r->vars, &r->slots, r->err, r->errlen);
+    if (rc < 0)
+        return rc;
+    const struct slot *one = r->slots.n == 1 ? &r->slots.v[0] : NULL;
+    if (one && one->ref.start == 0 && one->ref.end == len) {
+        *out = typed_value(one);
+    } else {
+        buf_reset(&r->tmp);
+        if (assemble(s, len, &r->slots, &r->tmp) < 0)
+            return TEMPLATE_ENOMEM;
+        *out = cJSON_CreateString(r->tmp.data ? r->tmp.data : "");
+    }
+    return *out ? 0 : TEMPLATE_ENOMEM;
+}
+
+static int render_node(struct render *r, const cJSON *v, cJSON **out);
+
+static int render_children(struct render *r, const cJSON *v, cJSON *dst)
+{
+    for (const cJSON *c = v->child; c; c = c->next) {
+        cJSON *item = NULL;
+        int rc = render_node(r, c, &item);
+        if (rc < 0)
+            return rc;
+        bool ok = cJSON_IsObject(v) ? cJSON_AddItemToObject(dst, c->string, item)
+                                    : cJSON_AddItemToArray(dst, item);
+        if (!ok) {
+            cJSON_Delete(item);
+            return TEMPLATE_ENOMEM;
+        }
+    }
+    return 0;
+}
+
+static int render_node(struct render *r, const cJSON *v, cJSON **out)
+{
+    *out = NULL;
+    if (cJSON_IsString(v))
+        return render_string_node(r, v->valuestring, out);
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v)) {
+        *out = copy_value(v);
+        return *out ? 0 : TEMPLATE_ENOMEM;
+    }
+    cJSON *dst = cJSON_IsObject(v) ? cJSON_CreateObject() : cJSON_CreateArray();
+    if (!dst)
+        return TEMPLATE_ENOMEM;
+    int rc = render_children(r, v, dst);
+    if (rc < 0) {
+        cJSON_Delete(dst);
+        return rc;
+    }
+    *out = dst;
+    return 0;
+}
+
+int template_render(const cJSON *tpl, const struct template_vars *vars, cJSON **out, char *err,
+                    size_t errlen)
+{
+    struct render r = {.vars = vars, .tmp = BUF_INIT, .err = err, .errlen = errlen};
+    int rc = render_node(&r, tpl, out);
+    if (rc == TEMPLATE_ENOMEM)
+        snprintf(err, errlen, "out of memory");
+    free(r.slots.v);
+    buf_free(&r.tmp);
+    return rc;
 }
