@@ -9,6 +9,7 @@
 #include "db/conn.h"
 #include "db/db.h"
 #include "db/migrate.h"
+#include "domain/tz.h"
 #include "http/http.h"
 
 #include <signal.h>
@@ -187,6 +188,10 @@ static int serve(struct proc *p)
     p->loop = uv_default_loop();
     p->app.loop = p->loop;
     p->app.cfg = &p->cfg;
+    if (tz_cache_new(p->cfg.zoneinfo_dir, &p->app.tz) < 0) {
+        log_error("cannot create the time zone cache");
+        return 1;
+    }
     signal(SIGPIPE, SIG_IGN);
     uv_signal_init(p->loop, &p->sigint);
     uv_signal_init(p->loop, &p->sigterm);
@@ -209,6 +214,7 @@ static int serve(struct proc *p)
     if (rc != 0)
         log_warn("event loop closed with open handles: %s", uv_strerror(rc));
     api_keys_free(p->app.keys);
+    tz_cache_free(p->app.tz);
     secret_key_wipe(&p->app.secret_key);
     log_info("taskexec stopped");
     return p->exit_code;

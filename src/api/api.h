@@ -13,12 +13,15 @@
 #include "http/http.h"
 #include "http/router.h"
 
+struct tz_cache;
+
 struct app {
     uv_loop_t *loop;
     const struct config *cfg;
     struct db_pool *db;
     struct api_keys *keys;
     struct secret_key secret_key;
+    struct tz_cache *tz;
     bool schema_ready; /* migrations applied */
     bool draining;     /* shutting down: /readyz answers 503 */
 };
@@ -47,6 +50,9 @@ int api_exec(struct http_req *req, struct db_stmt *stmt, int n, const char *cons
 /* Answers for a failed query: 503 when the database is unreachable, else 500 (logged). */
 void api_db_failed(struct http_req *req, const char *err, const PGresult *res);
 void api_oom(struct http_req *req);
+/* The error shape plus "details" (e.g. the failing paths of a schema validation). */
+void api_respond_error_details(struct http_req *req, int status, const char *code,
+                               const char *message, const cJSON *details);
 
 /* JSON building on buf: `"key":` then values. Return 0 or -1 (out of memory). */
 int api_put_key(struct buf *b, const char *key) TE_MUSTCHECK;
@@ -93,5 +99,9 @@ void api_endpoints_list(struct http_req *req, const struct route_match *m);
 void api_endpoints_get(struct http_req *req, const struct route_match *m);
 void api_endpoints_update(struct http_req *req, const struct route_match *m);
 void api_endpoints_delete(struct http_req *req, const struct route_match *m);
+
+void api_jobs_create(struct http_req *req, const struct route_match *m);
+void api_jobs_list(struct http_req *req, const struct route_match *m);
+void api_jobs_get(struct http_req *req, const struct route_match *m);
 
 #endif

@@ -96,6 +96,23 @@ void api_oom(struct http_req *req)
     http_respond_error(req, 500, "INTERNAL_ERROR", "out of memory");
 }
 
+void api_respond_error_details(struct http_req *req, int status, const char *code,
+                               const char *message, const cJSON *details)
+{
+    struct buf b = BUF_INIT;
+    int rc = buf_puts(&b, "{\"error\":{") | api_put_str(&b, "code", code) |
+             api_put_str(&b, "message", message) | api_put_str(&b, "request_id", req->request_id);
+    if (details) {
+        rc |= api_put_key(&b, "details") | json_print(&b, details);
+    }
+    rc |= buf_puts(&b, "}}");
+    if (rc)
+        api_oom(req);
+    else
+        http_respond_json(req, status, &b);
+    buf_free(&b);
+}
+
 int api_put_key(struct buf *b, const char *key)
 {
     if (b->len && b->data[b->len - 1] != '{' && b->data[b->len - 1] != '[' &&

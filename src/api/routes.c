@@ -38,6 +38,10 @@ static const struct route routes[] = {
     R(GET, "/endpoints/{name}", api_endpoints_get),
     R(PUT, "/endpoints/{name}", api_endpoints_update),
     R(DELETE, "/endpoints/{name}", api_endpoints_delete),
+
+    R(POST, "/jobs", api_jobs_create),
+    R(GET, "/jobs", api_jobs_list),
+    R(GET, "/jobs/{job_id}", api_jobs_get),
 };
 
 /* Accepts "Bearer <key>" (scheme case-insensitive) with a key from the configured set. */
