@@ -54,7 +54,10 @@ $(BUILD)/obj/gen/migrations.o: $(BUILD)/gen/migrations.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# Recreated from scratch: several objects share a base name (db/conn.o, http/conn.o), and
+# ar's replace mode would otherwise overwrite one with the other.
 $(BUILD)/libte.a: $(LIB_OBJS)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
 $(BUILD)/taskexec: $(BUILD)/obj/main.o $(BUILD)/libte.a $(BUILD)/deps/libllhttp.a

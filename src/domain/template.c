@@ -201,8 +201,7 @@ static const char *ns_prefix(enum template_ns ns)
     return "?";
 }
 
-static int resolve_slot(struct slot *s, const struct template_vars *vars, char *err,
-                        size_t errlen)
+static int resolve_slot(struct slot *s, const struct template_vars *vars, char *err, size_t errlen)
 {
     const struct template_ref *r = &s->ref;
     if (r->ns == TPL_SECRET) {
@@ -223,8 +222,7 @@ static int resolve_slot(struct slot *s, const struct template_vars *vars, char *
  * Values are only looked up here, never scanned, which is what keeps a
  * substituted value from being expanded again.
  */
-static int resolve_all(struct slots *sl, const struct template_vars *vars, char *err,
-                       size_t errlen)
+static int resolve_all(struct slots *sl, const struct template_vars *vars, char *err, size_t errlen)
 {
     for (int pass = 0; pass < 2; pass++) {
         for (size_t i = 0; i < sl->n; i++) {
@@ -274,20 +272,30 @@ static int assemble(const char *s, size_t len, const struct slots *sl, struct bu
     return buf_append(b, s + pos, len - pos) < 0 ? TEMPLATE_ENOMEM : 0;
 }
 
+/* Drops what was appended after `len` (the buffer's state before a failed append). */
+static void truncate_to(struct buf *b, size_t len)
+{
+    if (b->data) {
+        b->len = len;
+        b->data[len] = '\0';
+    }
+}
+
 static int render_string_to(const char *s, const struct template_vars *vars, struct slots *sl,
                             struct buf *out, char *err, size_t errlen)
 {
     size_t len = strlen(s), mark = out->len;
     int rc = resolve_string(s, len, vars, sl, err, errlen);
-    if (rc == 0) {
-        rc = assemble(s, len, sl, out);
-        if (rc < 0)
-            snprintf(err, errlen, "out of memory");
+    if (rc < 0)
+        goto fail;
+    rc = assemble(s, len, sl, out);
+    if (rc < 0) {
+        snprintf(err, errlen, "out of memory");
+        goto fail;
     }
-    if (rc < 0 && out->data) {
-        out->len = mark;
-        out->data[mark] = '\0';
-    }
+    return 0;
+fail:
+    truncate_to(out, mark);
     return rc;
 }
 
@@ -395,4 +403,182 @@ int template_render(const cJSON *tpl, const struct template_vars *vars, cJSON **
     free(r.slots.v);
     buf_free(&r.tmp);
     return rc;
+}
+
+/* ---- Redaction ---- */
+
+/*
+ * Decodes the UTF-8 character at p (NUL-terminated) and sets *len to its
+ * length. A byte that does not start a valid sequence is -1 of length 1: it
+ * can only match itself, since JSON text cannot escape it.
+ */
+static int32_t utf8_next(const unsigned char *p, size_t *len)
+{
+    static const struct {
+        unsigned char mask, lead;
+        size_t n;
+        uint32_t min;
+    } forms[] = {{0xE0, 0xC0, 2, 0x80}, {0xF0, 0xE0, 3, 0x800}, {0xF8, 0xF0, 4, 0x10000}};
+    *len = 1;
+    if (p[0] < 0x80)
+        return p[0];
+    for (size_t f = 0; f < TE_ARRAY_LEN(forms); f++) {
+        if ((p[0] & forms[f].mask) != forms[f].lead)
+            continue;
+        uint32_t cp = p[0] & (unsigned char)~forms[f].mask;
+        for (size_t i = 1; i < forms[f].n; i++) {
+            if ((p[i] & 0xC0) != 0x80) /* also stops at the terminating NUL */
+                return -1;
+            cp = cp << 6 | (p[i] & 0x3F);
+        }
+        if (cp < forms[f].min || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
+            return -1;
+        *len = forms[f].n;
+        return (int32_t)cp;
+    }
+    return -1;
+}
+
+static int32_t hex4(const char *t, size_t n)
+{
+    if (n < 4)
+        return -1;
+    int32_t v = 0;
+    for (size_t i = 0; i < 4; i++) {
+        char c = t[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                       : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* The code point of a \uXXXX escape (a surrogate pair when one follows) at t. */
+static int32_t unicode_escape_at(const char *t, size_t n, size_t *used)
+{
+    int32_t hi = hex4(t + 2, n - 2);
+    if (hi < 0)
+        return -1;
+    *used = 6;
+    if (hi < 0xD800 || hi > 0xDBFF || n < 12 || t[6] != '\\' || t[7] != 'u')
+        return hi; /* a lone surrogate matches no character of a valid secret */
+    int32_t lo = hex4(t + 8, n - 8);
+    if (lo < 0xDC00 || lo > 0xDFFF)
+        return hi;
+    *used = 12;
+    return 0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00);
+}
+
+/* The code point of the JSON string escape at t and its length, or -1 when there is none. */
+static int32_t json_escape_at(const char *t, size_t n, size_t *used)
+{
+    static const char pairs[][2] = {{'"', '"'},  {'\\', '\\'}, {'/', '/'},  {'b', '\b'},
+                                    {'f', '\f'}, {'n', '\n'},  {'r', '\r'}, {'t', '\t'}};
+    if (n < 2 || t[0] != '\\')
+        return -1;
+    for (size_t i = 0; i < TE_ARRAY_LEN(pairs); i++) {
+        if (t[1] == pairs[i][0]) {
+            *used = 2;
+            return (unsigned char)pairs[i][1];
+        }
+    }
+    return t[1] == 'u' ? unicode_escape_at(t, n, used) : -1;
+}
+
+/* Matches one secret character c[0..k) (code point cp) as JSON string content. */
+static size_t match_char_json(const char *t, size_t n, const unsigned char *c, size_t k, int32_t cp)
+{
+    if (c[0] != '\\' && k <= n && memcmp(t, c, k) == 0)
+        return k;
+    size_t used = 0;
+    if (cp >= 0 && json_escape_at(t, n, &used) == cp)
+        return used;
+    return 0;
+}
+
+/*
+ * Length of the text at t that spells the secret as JSON string content.
+ * Linear: a literal backslash is never accepted for a backslash of the
+ * secret, so a character matches one way at most and nothing backtracks.
+ */
+static size_t match_json(const char *t, size_t n, const char *secret)
+{
+    const unsigned char *s = (const unsigned char *)secret;
+    size_t j = 0;
+    while (*s) {
+        size_t k;
+        int32_t cp = utf8_next(s, &k);
+        size_t m = match_char_json(t + j, n - j, s, k, cp);
+        if (m == 0)
+            return 0;
+        j += m;
+        s += k;
+    }
+    return j;
+}
+
+static size_t match_secret(const char *t, size_t n, const char *secret)
+{
+    if (t[0] != secret[0] && t[0] != '\\')
+        return 0;
+    size_t raw = strlen(secret);
+    if (raw > n || memcmp(t, secret, raw) != 0)
+        raw = 0;
+    size_t json = match_json(t, n, secret);
+    return raw > json ? raw : json;
+}
+
+static size_t longest_at(const char *t, size_t n, const char *const *secrets, int nsecrets)
+{
+    size_t best = 0;
+    for (int i = 0; i < nsecrets; i++) {
+        if (!secrets[i] || !secrets[i][0])
+            continue;
+        size_t m = match_secret(t, n, secrets[i]);
+        if (m > best)
+            best = m;
+    }
+    return best;
+}
+
+/*
+ * End of the run of occurrences starting at i, extended by every occurrence
+ * that starts inside it or right at its end; i when none starts at i.
+ */
+static size_t hidden_run(const char *t, size_t n, size_t i, const char *const *secrets,
+                         int nsecrets)
+{
+    size_t end = i + longest_at(t + i, n - i, secrets, nsecrets);
+    for (size_t j = i + 1; j <= end && j < n; j++) {
+        size_t e = j + longest_at(t + j, n - j, secrets, nsecrets);
+        if (e > end)
+            end = e;
+    }
+    return end;
+}
+
+int template_redact(const char *text, size_t len, const char *const *secrets, int nsecrets,
+                    struct buf *out)
+{
+    size_t mark = out->len, lit = 0, i = 0;
+    while (i < len) {
+        size_t end = hidden_run(text, len, i, secrets, nsecrets);
+        if (end == i) {
+            i++;
+            continue;
+        }
+        if (buf_append(out, text + lit, i - lit) < 0 || buf_puts(out, "***") < 0)
+            goto fail;
+        i = lit = end;
+    }
+    if (buf_append(out, text + lit, len - lit) < 0)
+        goto fail;
+    return 0;
+fail:
+    truncate_to(out, mark);
+    return -1;
 }
