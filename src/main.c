@@ -11,6 +11,7 @@
 #include "db/migrate.h"
 #include "domain/tz.h"
 #include "http/http.h"
+#include "worker/worker.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,7 @@ struct proc {
     struct config cfg;
     struct app app;
     struct http_server *http;
+    struct worker *worker;
     uv_signal_t sigint, sigterm;
     uv_timer_t shutdown_timer;
     uint64_t shutdown_deadline;
@@ -73,6 +75,11 @@ static void proc_close_all(struct proc *p)
         http_server_close(p->http, on_closed_step, p);
         p->http = NULL;
     }
+    if (p->worker) {
+        p->closes_pending++;
+        worker_close(p->worker, on_closed_step, p);
+        p->worker = NULL;
+    }
     db_pool_close(p->app.db, on_closed_step, p);
 }
 
@@ -80,7 +87,7 @@ static void on_shutdown_tick(uv_timer_t *t)
 {
     struct proc *p = t->data;
     bool idle = (!p->http || http_server_open_connections(p->http) == 0) &&
-                db_pool_busy(p->app.db) == 0;
+                (!p->worker || worker_inflight(p->worker) == 0) && db_pool_busy(p->app.db) == 0;
     if (idle || uv_now(p->loop) >= p->shutdown_deadline) {
         if (!idle)
             log_warn("shutdown: deadline reached with work in flight");
@@ -104,6 +111,8 @@ static void begin_shutdown(struct proc *p, const char *why)
     p->app.draining = true;
     if (p->http)
         http_server_stop_accepting(p->http);
+    if (p->worker)
+        worker_drain(p->worker);
     p->shutdown_deadline =
         uv_now(p->loop) + (uint64_t)p->cfg.worker_shutdown_timeout_sec * 1000;
     uv_timer_start(&p->shutdown_timer, on_shutdown_tick, 0, SHUTDOWN_POLL_MS);
@@ -112,6 +121,16 @@ static void begin_shutdown(struct proc *p, const char *why)
 static void on_signal(uv_signal_t *s, int signum)
 {
     begin_shutdown(s->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+/* The engine starts once the schema is there. */
+static void start_engine(struct proc *p)
+{
+    if ((p->cfg.roles & ROLE_WORKER) && p->state != RUN_DRAINING &&
+        worker_start(p->loop, p->app.db, &p->cfg, &p->app.secret_key, &p->worker) < 0) {
+        p->exit_code = 1;
+        begin_shutdown(p, "worker failure");
+    }
 }
 
 static void on_migrated(void *arg, const char *err)
@@ -126,6 +145,7 @@ static void on_migrated(void *arg, const char *err)
     }
     p->app.schema_ready = true;
     log_info("database: schema ready");
+    start_engine(p);
 }
 
 static void load_secrets(struct proc *p)
@@ -177,6 +197,7 @@ static int start_db(struct proc *p)
     }
     if (!p->cfg.auto_migrate) {
         p->app.schema_ready = true;
+        start_engine(p);
         return 0;
     }
     struct db_migrate_config mc = {p->cfg.database_url, p->cfg.db_connect_timeout_ms, true};
