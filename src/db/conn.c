@@ -450,6 +450,13 @@ static void conn_drain(struct db_conn *c)
         if (c->state != DBC_READY)
             return;
     }
+    /*
+     * libpq closes the socket itself when it meets end-of-file while parsing
+     * (e.g. the server's FATAL at shutdown, then EOF): no event will ever come
+     * for it again, so the status must be checked here.
+     */
+    if (PQstatus(c->pg) == CONNECTION_BAD)
+        db_conn_fail(c, PQerrorMessage(c->pg));
 }
 
 static void conn_on_poll(uv_poll_t *h, int status, int events)
@@ -457,8 +464,20 @@ static void conn_on_poll(uv_poll_t *h, int status, int events)
     struct db_conn *c = h->data;
     if (!c || c->poll != h)
         return;
-    if (status < 0 && status != UV_EBADF) {
-        db_conn_fail(c, uv_strerror(status));
+    if (status < 0) {
+        /*
+         * libuv reports POLLERR as UV_EBADF and stops the watcher. Let libpq
+         * read the socket once more so the message names the real cause.
+         */
+        c->poll_events = 0;
+        if (c->state == DBC_CONNECTING) {
+            conn_step_connect(c);
+            return;
+        }
+        if (c->state == DBC_READY && PQconsumeInput(c->pg))
+            db_conn_fail(c, uv_strerror(status));
+        else
+            db_conn_fail(c, PQerrorMessage(c->pg));
         return;
     }
     if (c->state == DBC_CONNECTING) {

@@ -315,7 +315,7 @@ static void on_conn_down(struct db_conn *dc, const char *why)
     if (pc->ready) {
         pc->ready = false;
         p->n_ready--;
-        log_warn("database: connection lost: %s", why);
+        log_warn("database: connection lost (%d left): %s", p->n_ready, why);
     } else if (!p->down) {
         log_warn("database: cannot connect: %s", why);
     } else {
