@@ -153,12 +153,9 @@ void outbox_add(struct outbox *o, struct exec *e, const struct outcome *oc,
         uv_timer_start(&o->timer, on_linger, OUTBOX_LINGER_MS, 0);
 }
 
-static void finish_batch(struct outbox *o)
+/* Runs the done callbacks of a list of items and frees them. */
+static void release_items(struct item *it)
 {
-    struct item *it = o->sending;
-    o->sending = NULL;
-    o->sending_n = 0;
-    o->tries = 0;
     while (it) {
         struct item *next = it->next;
         it->done(it->e);
@@ -166,6 +163,15 @@ static void finish_batch(struct outbox *o)
         free(it);
         it = next;
     }
+}
+
+static void finish_batch(struct outbox *o)
+{
+    struct item *it = o->sending;
+    o->sending = NULL;
+    o->sending_n = 0;
+    o->tries = 0;
+    release_items(it);
 }
 
 static void on_written(void *arg, const char *err, PGresult *res)
@@ -255,13 +261,7 @@ static void outbox_finish_close(struct outbox *o)
         struct item *it = o->head;
         o->head = o->tail = NULL;
         o->queued = 0;
-        while (it) {
-            struct item *next = it->next;
-            it->done(it->e);
-            free(it->row);
-            free(it);
-            it = next;
-        }
+        release_items(it);
     }
     finish_batch(o);
     uv_close((uv_handle_t *)&o->timer, on_timer_closed);
