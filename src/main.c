@@ -11,6 +11,7 @@
 #include "db/migrate.h"
 #include "domain/tz.h"
 #include "http/http.h"
+#include "scheduler/scheduler.h"
 #include "worker/worker.h"
 
 #include <signal.h>
@@ -29,6 +30,7 @@ struct proc {
     struct app app;
     struct http_server *http;
     struct worker *worker;
+    struct scheduler *sched; /* NULL until the schema is ready, and again once stopped */
     uv_signal_t sigint, sigterm;
     uv_timer_t shutdown_timer;
     uint64_t shutdown_deadline;
@@ -62,6 +64,12 @@ static void on_handle_closed(uv_handle_t *h)
     on_closed_step(h->data);
 }
 
+static void on_sched_stopped(void *arg)
+{
+    struct proc *p = arg;
+    p->sched = NULL;
+}
+
 /* Closes every handle; uv_run returns once they are gone. */
 static void proc_close_all(struct proc *p)
 {
@@ -80,6 +88,8 @@ static void proc_close_all(struct proc *p)
         worker_close(p->worker, on_closed_step, p);
         p->worker = NULL;
     }
+    if (p->sched) /* before the pool closes; a no-op when already stopping */
+        scheduler_stop(p->sched, on_sched_stopped, p);
     db_pool_close(p->app.db, on_closed_step, p);
 }
 
@@ -87,7 +97,8 @@ static void on_shutdown_tick(uv_timer_t *t)
 {
     struct proc *p = t->data;
     bool idle = (!p->http || http_server_open_connections(p->http) == 0) &&
-                (!p->worker || worker_inflight(p->worker) == 0) && db_pool_busy(p->app.db) == 0;
+                (!p->worker || worker_inflight(p->worker) == 0) && !p->sched &&
+                db_pool_busy(p->app.db) == 0;
     if (idle || uv_now(p->loop) >= p->shutdown_deadline) {
         if (!idle)
             log_warn("shutdown: deadline reached with work in flight");
@@ -113,6 +124,8 @@ static void begin_shutdown(struct proc *p, const char *why)
         http_server_stop_accepting(p->http);
     if (p->worker)
         worker_drain(p->worker);
+    if (p->sched)
+        scheduler_stop(p->sched, on_sched_stopped, p);
     p->shutdown_deadline =
         uv_now(p->loop) + (uint64_t)p->cfg.worker_shutdown_timeout_sec * 1000;
     uv_timer_start(&p->shutdown_timer, on_shutdown_tick, 0, SHUTDOWN_POLL_MS);
@@ -130,6 +143,11 @@ static void start_engine(struct proc *p)
         worker_start(p->loop, p->app.db, &p->cfg, &p->app.secret_key, &p->worker) < 0) {
         p->exit_code = 1;
         begin_shutdown(p, "worker failure");
+    }
+    if ((p->cfg.roles & ROLE_SCHEDULER) && (p->state == RUN_STARTING || p->state == RUN_SERVING) &&
+        scheduler_start(p->loop, p->app.db, p->app.tz, &p->cfg, &p->sched) < 0) {
+        p->exit_code = 1;
+        begin_shutdown(p, "scheduler failure");
     }
 }
 

@@ -103,5 +103,15 @@ void api_endpoints_delete(struct http_req *req, const struct route_match *m);
 void api_jobs_create(struct http_req *req, const struct route_match *m);
 void api_jobs_list(struct http_req *req, const struct route_match *m);
 void api_jobs_get(struct http_req *req, const struct route_match *m);
+void api_jobs_update(struct http_req *req, const struct route_match *m);
+void api_jobs_cancel(struct http_req *req, const struct route_match *m);
+void api_jobs_status(struct http_req *req, const struct route_match *m);
+void api_jobs_versions(struct http_req *req, const struct route_match *m);
+void api_jobs_executions(struct http_req *req, const struct route_match *m);
+
+void api_executions_get(struct http_req *req, const struct route_match *m);
+void api_executions_cancel(struct http_req *req, const struct route_match *m);
+void api_executions_attempts(struct http_req *req, const struct route_match *m);
+void api_executions_logs(struct http_req *req, const struct route_match *m);
 
 #endif

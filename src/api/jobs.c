@@ -13,6 +13,7 @@
 #include "core/log.h"
 #include "core/timefmt.h"
 #include "domain/cron.h"
+#include "domain/health.h"
 #include "domain/jsonschema.h"
 #include "domain/tz.h"
 
@@ -87,6 +88,16 @@ enum job_col {
     JC_CREATED, JC_RETIRED, JC_EXEC_ID, JC_EXEC_STATUS, JC_EXEC_CREATED,
 };
 
+/* The failed statement's result of a batch, for api_db_failed. */
+static const PGresult *batch_error(PGresult *const *res, int n)
+{
+    for (int i = 0; i < n; i++) {
+        if (res[i] && PQresultStatus(res[i]) == PGRES_FATAL_ERROR)
+            return res[i];
+    }
+    return NULL;
+}
+
 /* A time in the job's zone ("2026-03-16T09:00:00+05:30"), or UTC when the zone is unknown. */
 static int put_zoned_time(struct app *app, struct buf *b, const char *key, const char *ms,
                           const char *zone_name)
@@ -160,6 +171,8 @@ struct job_create {
     char version[16];
     char endpoint_type[16];
     char max_attempts[16];
+    char old_id[ID_MAX];            /* PUT: the version being replaced */
+    char endpoint_buf[ROUTE_PARAM_MAX]; /* PUT: c->endpoint points here */
 };
 
 static void create_free(struct job_create *c)
@@ -215,8 +228,12 @@ static int check_trigger_fields(struct job_create *c)
     return 0;
 }
 
-/* Parses cron + timezone and computes the first fire time at or after starts_at. */
-static int prepare_cron(struct job_create *c, int64_t now_ms)
+/*
+ * Parses cron + timezone and computes the first fire time at or after starts_at
+ * (at or after max(now, starts_at) when not_before_now: a new version must not
+ * catch up on ticks its predecessor already owned).
+ */
+static int prepare_cron(struct job_create *c, int64_t now_ms, bool not_before_now)
 {
     struct app *app = c->req->app;
     struct cron_expr expr;
@@ -251,8 +268,9 @@ static int prepare_cron(struct job_create *c, int64_t now_ms)
         http_respond_error(c->req, 400, "INVALID_REQUEST", "field 'ends_at' must be after starts_at");
         return -1;
     }
+    int64_t from = not_before_now && starts < now_ms ? now_ms : starts;
     /* cron_next is strictly after; one second before the (rounded-up) start includes it. */
-    int64_t start_s = starts >= 0 ? (starts + 999) / 1000 : -((-starts) / 1000);
+    int64_t start_s = from >= 0 ? (from + 999) / 1000 : -((-from) / 1000);
     int rc = cron_next(&expr, zone, start_s - 1, &next);
     if (rc == -ENOENT) {
         http_respond_error(c->req, 422, "INVALID_CRON",
@@ -268,6 +286,19 @@ static int prepare_cron(struct job_create *c, int64_t now_ms)
         time_format_ms(ends, c->ends_at);
     if (rc == 0 && (!has_ends || next * 1000 < ends))
         time_format_ms(next * 1000, c->next_run_at);
+    return 0;
+}
+
+/* The body's input as compact JSON text ({} when absent). */
+static int set_input(struct job_create *c)
+{
+    const cJSON *input = json_get(c->body, "input");
+    free(c->input);
+    c->input = input ? cJSON_PrintUnformatted(input) : strdup("{}");
+    if (!c->input) {
+        api_oom(c->req);
+        return -1;
+    }
     return 0;
 }
 
@@ -310,14 +341,10 @@ static int parse_create(struct job_create *c)
         }
         time_format_ms(run_at, c->run_at);
     }
-    if (c->trigger == TRIGGER_CRON && prepare_cron(c, now) < 0)
+    if (c->trigger == TRIGGER_CRON && prepare_cron(c, now, false) < 0)
         return -1;
-    const cJSON *input = json_get(c->body, "input");
-    c->input = input ? cJSON_PrintUnformatted(input) : strdup("{}");
-    if (!c->input) {
-        api_oom(c->req);
+    if (set_input(c) < 0)
         return -1;
-    }
     id_new("job", now, c->job_id);
     id_new("exec", now, c->exec_id);
     return 0;
@@ -364,12 +391,7 @@ static void on_created(void *arg, const char *err, PGresult *const *res, int n)
     struct buf b = BUF_INIT;
     (void)n;
     if (err) {
-        PGresult *failed = NULL;
-        for (int i = 0; i < n && !failed; i++) {
-            if (res[i] && PQresultStatus(res[i]) == PGRES_FATAL_ERROR)
-                failed = res[i];
-        }
-        api_db_failed(c->req, err, failed);
+        api_db_failed(c->req, err, batch_error(res, n));
         goto done;
     }
     /* A CRON insert reports its row count in the command tag; one-shots count executions. */
@@ -533,8 +555,7 @@ done:
     free(c);
 }
 
-/* Reads an optional filter; an unknown value answers 400. */
-static int list_filter(struct http_req *req, const char *name, char *out, size_t n,
+int jobs_query_filter(struct http_req *req, const char *name, char *out, size_t n,
                        const char *const *allowed, bool *present)
 {
     int r = http_req_query(req, name, out, n);
@@ -562,9 +583,9 @@ void api_jobs_list(struct http_req *req, const struct route_match *m)
     bool has_e, has_s, has_t;
     (void)m;
     if (api_page_read(req, &pg) < 0 ||
-        list_filter(req, "endpoint", endpoint, sizeof(endpoint), NULL, &has_e) < 0 ||
-        list_filter(req, "status", status, sizeof(status), statuses, &has_s) < 0 ||
-        list_filter(req, "trigger", trigger, sizeof(trigger), triggers, &has_t) < 0)
+        jobs_query_filter(req, "endpoint", endpoint, sizeof(endpoint), NULL, &has_e) < 0 ||
+        jobs_query_filter(req, "status", status, sizeof(status), statuses, &has_s) < 0 ||
+        jobs_query_filter(req, "trigger", trigger, sizeof(trigger), triggers, &has_t) < 0)
         return;
     struct list_ctx *c = calloc(1, sizeof(*c));
     if (!c) {
@@ -577,4 +598,489 @@ void api_jobs_list(struct http_req *req, const struct route_match *m)
                             has_s ? status : NULL, has_t ? trigger : NULL, pg.limit_plus_one};
     if (api_exec(req, &q_list, 5, params, on_list, c) < 0)
         free(c);
+}
+
+/* ---------------------------------------------------------------- update (PUT) */
+
+/* The version being replaced and its endpoint's current version + payload spec. */
+static struct db_stmt q_put_source = DB_STMT(
+    "SELECT j.trigger_type, j.status, j.endpoint, j.input::TEXT, j.cron_expression,"
+    " j.cron_timezone, " SQL_MS("j.cron_starts_at") ", " SQL_MS("j.cron_ends_at") ","
+    " e.endpoint_type, e.version, p.schema_json"
+    " FROM jobs j LEFT JOIN endpoints e ON e.name = j.endpoint"
+    " LEFT JOIN payload_specs p ON p.name = e.payload_spec_ref WHERE j.job_id = $1");
+enum { PS_TRIGGER, PS_STATUS, PS_ENDPOINT, PS_INPUT, PS_CRON, PS_TZ, PS_STARTS, PS_ENDS,
+       PS_EP_TYPE, PS_EP_VERSION, PS_SCHEMA };
+
+/*
+ * Retires the old version, then inserts the new one from it: two statements of
+ * one batch, so one transaction (CockroachDB refuses an UPDATE and an INSERT of
+ * the same table in one statement). The WHERE status = 'ACTIVE' makes two
+ * concurrent PUTs of one version serialize on the row: the second finds it
+ * RETIRED, retires nothing, and its INSERT (which needs replaced_by_id = its
+ * own new id) inserts nothing → 409.
+ * q_retire: $1 new job_id $2 old job_id
+ * q_insert_version: the same, $3 endpoint_version $4 endpoint_type $5 input $6 cron
+ * $7 timezone $8 starts_at $9 ends_at $10 next_run_at
+ */
+static struct db_stmt q_retire = DB_STMT(
+    "UPDATE jobs SET status = 'RETIRED', retired_at = now(), replaced_by_id = $1"
+    " WHERE job_id = $2 AND status = 'ACTIVE' AND trigger_type = 'CRON'");
+static struct db_stmt q_insert_version = DB_STMT(
+    "INSERT INTO jobs (job_id, crdb_region, endpoint, endpoint_version, endpoint_type,"
+    "   trigger_type, version, previous_version_id, input, cron_expression, cron_timezone,"
+    "   cron_starts_at, cron_ends_at, cron_next_run_at)"
+    " SELECT $1, o.crdb_region, o.endpoint, $3::INT, $4, 'CRON', o.version + 1, o.job_id,"
+    "   $5::JSONB, $6, $7, $8::TIMESTAMPTZ, $9::TIMESTAMPTZ, $10::TIMESTAMPTZ"
+    " FROM jobs o WHERE o.job_id = $2 AND o.replaced_by_id = $1");
+
+static void not_updatable(struct http_req *req, const char *id, const char *why)
+{
+    http_respond_error(req, 409, "JOB_NOT_UPDATABLE", "Job '%s' cannot be updated: %s", id, why);
+}
+
+/*
+ * Adds `field` from the old version unless the body has it (a JSON null counts
+ * as given). `old` is the old value as JSON, NULL when the old one was NULL or
+ * when building it ran out of memory (had_value tells which). Returns 0 or -1.
+ */
+static int merge_field(cJSON *body, const char *field, cJSON *old, bool had_value)
+{
+    if (cJSON_GetObjectItemCaseSensitive(body, field)) {
+        cJSON_Delete(old);
+        return 0;
+    }
+    if (!old)
+        return had_value ? -1 : 0;
+    if (cJSON_AddItemToObject(body, field, old))
+        return 0;
+    cJSON_Delete(old);
+    return -1;
+}
+
+static cJSON *time_item(const char *ms)
+{
+    char out[TIME_RFC3339_LEN];
+    if (!ms)
+        return NULL;
+    time_format_ms(strtoll(ms, NULL, 10), out);
+    return cJSON_CreateString(out);
+}
+
+/* Completes the PUT body with the old version's values, so that create's checks apply. */
+static int merge_old(struct job_create *c, const PGresult *res)
+{
+    const char *in = db_val(res, 0, PS_INPUT), *starts = db_val(res, 0, PS_STARTS);
+    const char *ends = db_val(res, 0, PS_ENDS);
+    int rc = merge_field(c->body, "cron", cJSON_CreateString(PQgetvalue(res, 0, PS_CRON)), true);
+    rc |= merge_field(c->body, "timezone", cJSON_CreateString(PQgetvalue(res, 0, PS_TZ)), true);
+    rc |= merge_field(c->body, "input", in ? cJSON_Parse(in) : NULL, in != NULL);
+    rc |= merge_field(c->body, "starts_at", time_item(starts), starts != NULL);
+    rc |= merge_field(c->body, "ends_at", time_item(ends), ends != NULL);
+    return rc ? -1 : 0;
+}
+
+static void on_replaced(void *arg, const char *err, PGresult *const *res, int n)
+{
+    struct job_create *c = arg;
+    struct buf b = BUF_INIT;
+    if (err) {
+        api_db_failed(c->req, err, batch_error(res, n));
+    } else if (strcmp(PQcmdTuples(res[1]), "1") != 0 || PQntuples(res[2]) == 0) {
+        not_updatable(c->req, c->old_id, "it was already replaced by a newer version or retired");
+    } else if (jobs_put_row(c->req->app, &b, res[2], 0) < 0) {
+        api_oom(c->req);
+    } else {
+        http_respond_json(c->req, 200, &b);
+    }
+    buf_free(&b);
+    create_free(c);
+}
+
+/* Checks the old version; answers and returns -1 when it cannot be replaced. */
+static int check_replaceable(struct job_create *c, const PGresult *res)
+{
+    if (PQntuples(res) == 0) {
+        http_respond_error(c->req, 404, "JOB_NOT_FOUND", "Job with ID '%s' does not exist.",
+                           c->old_id);
+        return -1;
+    }
+    if (strcmp(PQgetvalue(res, 0, PS_TRIGGER), "CRON") != 0) {
+        not_updatable(c->req, c->old_id, "only CRON jobs can be updated (this is a one-shot job)");
+        return -1;
+    }
+    if (strcmp(PQgetvalue(res, 0, PS_STATUS), "ACTIVE") != 0) {
+        not_updatable(c->req, c->old_id,
+                      "it is RETIRED (cancelled or replaced by a newer version); update the "
+                      "current version instead");
+        return -1;
+    }
+    if (PQgetisnull(res, 0, PS_EP_TYPE)) {
+        not_updatable(c->req, c->old_id, "its endpoint no longer exists");
+        return -1;
+    }
+    return 0;
+}
+
+static void on_put_source(void *arg, const char *err, PGresult *res)
+{
+    struct job_create *c = arg;
+    struct app *app = c->req->app;
+    if (err) {
+        api_db_failed(c->req, err, res);
+        goto fail;
+    }
+    if (check_replaceable(c, res) < 0)
+        goto fail;
+    snprintf(c->endpoint_buf, sizeof(c->endpoint_buf), "%s", PQgetvalue(res, 0, PS_ENDPOINT));
+    c->endpoint = c->endpoint_buf;
+    snprintf(c->endpoint_type, sizeof(c->endpoint_type), "%s", PQgetvalue(res, 0, PS_EP_TYPE));
+    snprintf(c->version, sizeof(c->version), "%s", PQgetvalue(res, 0, PS_EP_VERSION));
+    if (merge_old(c, res) < 0) {
+        api_oom(c->req);
+        goto fail;
+    }
+    int64_t now = time_now_ms();
+    if (prepare_cron(c, now, true) < 0 || set_input(c) < 0)
+        goto fail;
+    if (db_val(res, 0, PS_SCHEMA) && validate_input(c, db_val(res, 0, PS_SCHEMA)) < 0)
+        goto fail;
+    id_new("job", now, c->job_id);
+    const char *p[] = {c->job_id, c->old_id, c->version, c->endpoint_type, c->input, c->cron,
+                       c->timezone, c->starts_at, c->ends_at[0] ? c->ends_at : NULL,
+                       c->next_run_at[0] ? c->next_run_at : NULL};
+    const char *pk[] = {c->job_id};
+    const struct db_call calls[] = {
+        {&q_retire, 2, p}, {&q_insert_version, 10, p}, {&q_by_id, 1, pk}};
+    if (db_exec_batch(app->db, calls, 3, on_replaced, c) < 0) {
+        http_respond_error(c->req, 503, "SERVICE_UNAVAILABLE",
+                           "the database is unavailable; retry later");
+        goto fail;
+    }
+    return;
+fail:
+    create_free(c);
+}
+
+static void job_not_found(struct http_req *req, const char *id)
+{
+    http_respond_error(req, 404, "JOB_NOT_FOUND", "Job with ID '%.80s' does not exist.", id);
+}
+
+void api_jobs_update(struct http_req *req, const struct route_match *m)
+{
+    static const struct json_field fields[] = {
+        {"cron", JT_STRING, false},      {"timezone", JT_STRING, false},
+        {"input", JT_OBJECT, false},     {"starts_at", JT_STRING, false},
+        {"ends_at", JT_STRING | JT_NULL, false},
+    };
+    if (!id_valid("job", m->params[0])) {
+        job_not_found(req, m->params[0]);
+        return;
+    }
+    struct job_create *c = calloc(1, sizeof(*c));
+    if (!c) {
+        api_oom(req);
+        return;
+    }
+    c->req = req;
+    c->trigger = TRIGGER_CRON;
+    snprintf(c->old_id, sizeof(c->old_id), "%.47s", m->params[0]);
+    if (api_body_object(req, &c->body) < 0 ||
+        api_check_fields(req, c->body, fields, TE_ARRAY_LEN(fields)) < 0) {
+        create_free(c);
+        return;
+    }
+    const char *params[] = {c->old_id};
+    if (api_exec(req, &q_put_source, 1, params, on_put_source, c) < 0)
+        create_free(c);
+}
+
+/* ---------------------------------------------------------------- cancel */
+
+/*
+ * One statement for both kinds. CRON: the job is RETIRED; its executions that
+ * have not started (PENDING, QUEUED) are CANCELLED, RUNNING and RETRYING ones run
+ * to completion. One-shot: its execution is CANCELLED if PENDING, QUEUED or
+ * RETRYING, and only then is the job RETIRED. The status checks sit in the
+ * UPDATEs' WHERE, so a worker claiming the execution meanwhile wins cleanly.
+ * Returns the number of executions cancelled.
+ */
+static struct db_stmt q_cancel_job = DB_STMT(
+    "WITH t AS (SELECT trigger_type FROM jobs WHERE job_id = $1),"
+    " x AS (UPDATE executions SET status = 'CANCELLED', completed_at = now()"
+    "   WHERE job_id = $1 AND (status IN ('PENDING', 'QUEUED')"
+    "     OR (status = 'RETRYING' AND (SELECT trigger_type FROM t) <> 'CRON'))"
+    "   RETURNING execution_id),"
+    " j AS (UPDATE jobs SET status = 'RETIRED', retired_at = now()"
+    "   WHERE job_id = $1 AND status = 'ACTIVE'"
+    "     AND (trigger_type = 'CRON' OR EXISTS (SELECT 1 FROM x)) RETURNING job_id)"
+    " SELECT (SELECT count(*) FROM x), (SELECT count(*) FROM j)");
+
+static void on_cancelled(void *arg, const char *err, PGresult *const *res, int n)
+{
+    struct http_req *req = arg;
+    struct buf b = BUF_INIT;
+    if (err) {
+        api_db_failed(req, err, batch_error(res, n));
+        goto done;
+    }
+    if (PQntuples(res[1]) == 0) {
+        http_respond_error(req, 404, "JOB_NOT_FOUND", "Job does not exist.");
+        goto done;
+    }
+    bool cron = strcmp(PQgetvalue(res[1], 0, JC_TRIGGER), "CRON") == 0;
+    if (!cron && strcmp(PQgetvalue(res[0], 0, 0), "0") == 0) {
+        const char *st = db_val(res[1], 0, JC_EXEC_STATUS);
+        http_respond_error(req, 409, "EXECUTION_NOT_CANCELLABLE",
+                           "the job's execution is %s; only PENDING, QUEUED or RETRYING "
+                           "executions can be cancelled",
+                           st ? st : "missing");
+        goto done;
+    }
+    if (jobs_put_row(req->app, &b, res[1], 0) < 0)
+        api_oom(req);
+    else
+        http_respond_json(req, 200, &b);
+done:
+    buf_free(&b);
+}
+
+void api_jobs_cancel(struct http_req *req, const struct route_match *m)
+{
+    struct app *app = req->app;
+    const char *params[] = {m->params[0]};
+    if (!id_valid("job", m->params[0])) {
+        job_not_found(req, m->params[0]);
+        return;
+    }
+    const struct db_call calls[] = {{&q_cancel_job, 1, params}, {&q_by_id, 1, params}};
+    if (db_exec_batch(app->db, calls, 2, on_cancelled, req) < 0)
+        http_respond_error(req, 503, "SERVICE_UNAVAILABLE",
+                           "the database is unavailable; retry later");
+}
+
+/* ---------------------------------------------------------------- status */
+
+/*
+ * Everything in one statement. last_execution: the newest execution that has
+ * left the queue (not PENDING/QUEUED). stats: executions created in the last
+ * 24 h. streak: statuses of the last HEALTH_STREAK finished executions, newest
+ * first, for health_classify.
+ */
+static struct db_stmt q_status = DB_STMT(
+    "SELECT j.job_id, j.endpoint, j.endpoint_type, j.trigger_type, j.version,"
+    " j.cron_expression, j.cron_timezone, " SQL_MS("j.cron_next_run_at") ","
+    " " SQL_MS("j.cron_last_tick_at") ","
+    " le.execution_id, le.status, " SQL_MS("le.started_at") ", " SQL_MS("le.completed_at") ","
+    " le.attempt_count,"
+    " (SELECT count(*) FROM executions WHERE job_id = j.job_id"
+    "   AND status IN ('PENDING', 'QUEUED', 'RETRYING')),"
+    " (SELECT count(*) FROM executions WHERE job_id = j.job_id AND status = 'RUNNING'),"
+    " s.total, s.succeeded, s.failed, s.avg_ms, s.p99_ms,"
+    " (SELECT string_agg(f.status, ',' ORDER BY f.completed_at DESC, f.execution_id DESC)"
+    "   FROM (SELECT status, completed_at, execution_id FROM executions WHERE job_id = j.job_id"
+    "     AND status IN ('SUCCESS', 'FAILED')"
+    "     ORDER BY completed_at DESC NULLS LAST, execution_id DESC LIMIT 3) f)"
+    " FROM jobs j"
+    " LEFT JOIN LATERAL (SELECT execution_id, status, started_at, completed_at, attempt_count"
+    "   FROM executions WHERE job_id = j.job_id AND status NOT IN ('PENDING', 'QUEUED')"
+    "   ORDER BY created_at DESC, execution_id DESC LIMIT 1) le ON true"
+    " LEFT JOIN LATERAL (SELECT count(*) AS total,"
+    "   count(*) FILTER (WHERE status = 'SUCCESS') AS succeeded,"
+    "   count(*) FILTER (WHERE status = 'FAILED') AS failed,"
+    "   round(avg(duration_ms))::INT8 AS avg_ms,"
+    "   percentile_disc(0.99) WITHIN GROUP (ORDER BY duration_ms) AS p99_ms"
+    "   FROM executions WHERE job_id = j.job_id AND created_at > now() - INTERVAL '24 hours') s"
+    "   ON true"
+    " WHERE j.job_id = $1");
+enum { ST_ID, ST_ENDPOINT, ST_EP_TYPE, ST_TRIGGER, ST_VERSION, ST_CRON, ST_TZ, ST_NEXT, ST_TICK,
+       ST_LE_ID, ST_LE_STATUS, ST_LE_STARTED, ST_LE_COMPLETED, ST_LE_ATTEMPTS, ST_PENDING,
+       ST_RUNNING, ST_TOTAL, ST_OK, ST_FAILED, ST_AVG, ST_P99, ST_STREAK };
+
+static int64_t col_int(const PGresult *res, int col)
+{
+    const char *v = db_val(res, 0, col);
+    return v ? strtoll(v, NULL, 10) : 0;
+}
+
+/* Leading FAILED entries of "FAILED,FAILED,SUCCESS" (newest first). */
+static int64_t failure_streak(const char *list)
+{
+    int64_t n = 0;
+    while (list && strncmp(list, "FAILED", 6) == 0) {
+        n++;
+        list = strchr(list, ',');
+        list = list ? list + 1 : NULL;
+    }
+    return n;
+}
+
+static int put_status_blocks(struct app *app, struct buf *b, const PGresult *res)
+{
+    char num[32];
+    int64_t pending = col_int(res, ST_PENDING), running = col_int(res, ST_RUNNING);
+    int rc = api_put_key(b, "last_execution");
+    if (PQgetisnull(res, 0, ST_LE_ID)) {
+        rc |= buf_puts(b, "null");
+    } else {
+        rc |= buf_putc(b, '{') | api_put_str(b, "execution_id", db_val(res, 0, ST_LE_ID)) |
+              api_put_str(b, "status", db_val(res, 0, ST_LE_STATUS)) |
+              api_put_time(b, "started_at", db_val(res, 0, ST_LE_STARTED)) |
+              api_put_time(b, "completed_at", db_val(res, 0, ST_LE_COMPLETED)) |
+              api_put_raw(b, "attempt_number", db_val(res, 0, ST_LE_ATTEMPTS)) | buf_putc(b, '}');
+    }
+    snprintf(num, sizeof(num), "%lld", (long long)(pending + running));
+    rc |= api_put_key(b, "active_executions") | buf_putc(b, '{') |
+          api_put_raw(b, "pending", db_val(res, 0, ST_PENDING)) |
+          api_put_raw(b, "running", db_val(res, 0, ST_RUNNING)) | api_put_raw(b, "total", num) |
+          buf_putc(b, '}') | api_put_key(b, "cron");
+    if (strcmp(PQgetvalue(res, 0, ST_TRIGGER), "CRON") != 0) {
+        rc |= buf_puts(b, "null");
+    } else {
+        const char *zone = db_val(res, 0, ST_TZ);
+        rc |= buf_putc(b, '{') | api_put_str(b, "expression", db_val(res, 0, ST_CRON)) |
+              api_put_str(b, "timezone", zone) |
+              put_zoned_time(app, b, "next_run_at", db_val(res, 0, ST_NEXT), zone) |
+              put_zoned_time(app, b, "last_tick_at", db_val(res, 0, ST_TICK), zone) |
+              buf_putc(b, '}');
+    }
+    rc |= api_put_key(b, "stats") | buf_puts(b, "{\"last_24h\":{") |
+          api_put_raw(b, "total", db_val(res, 0, ST_TOTAL)) |
+          api_put_raw(b, "succeeded", db_val(res, 0, ST_OK)) |
+          api_put_raw(b, "failed", db_val(res, 0, ST_FAILED)) |
+          api_put_raw(b, "avg_duration_ms", db_val(res, 0, ST_AVG)) |
+          api_put_raw(b, "p99_duration_ms", db_val(res, 0, ST_P99)) | buf_puts(b, "}}");
+    return rc;
+}
+
+static void on_status(void *arg, const char *err, PGresult *res)
+{
+    struct http_req *req = arg;
+    struct buf b = BUF_INIT;
+    if (err) {
+        api_db_failed(req, err, res);
+        goto done;
+    }
+    if (PQntuples(res) == 0) {
+        http_respond_error(req, 404, "JOB_NOT_FOUND", "Job does not exist.");
+        goto done;
+    }
+    struct health_stats hs = {col_int(res, ST_OK), col_int(res, ST_FAILED),
+                              failure_streak(db_val(res, 0, ST_STREAK))};
+    int rc = buf_putc(&b, '{') | api_put_str(&b, "job_id", db_val(res, 0, ST_ID)) |
+             api_put_str(&b, "endpoint", db_val(res, 0, ST_ENDPOINT)) |
+             api_put_str(&b, "endpoint_type", db_val(res, 0, ST_EP_TYPE)) |
+             api_put_str(&b, "trigger", db_val(res, 0, ST_TRIGGER)) |
+             api_put_str(&b, "health", health_name(health_classify(&hs))) |
+             api_put_raw(&b, "version", db_val(res, 0, ST_VERSION)) |
+             put_status_blocks(req->app, &b, res) | buf_putc(&b, '}');
+    if (rc)
+        api_oom(req);
+    else
+        http_respond_json(req, 200, &b);
+done:
+    buf_free(&b);
+}
+
+void api_jobs_status(struct http_req *req, const struct route_match *m)
+{
+    const char *params[] = {m->params[0]};
+    if (!id_valid("job", m->params[0])) {
+        job_not_found(req, m->params[0]);
+        return;
+    }
+    if (api_exec(req, &q_status, 1, params, on_status, req) < 0)
+        return; /* answered 503 */
+}
+
+/* ---------------------------------------------------------------- versions */
+
+/*
+ * The whole chain from any member: walk back along previous_version_id and
+ * forward along replaced_by_id (UNION stops on a cycle), newest version first,
+ * keyset on version. The first statement of the batch tells 404 from an empty page.
+ */
+static struct db_stmt q_job_exists = DB_STMT("SELECT 1 FROM jobs WHERE job_id = $1");
+static struct db_stmt q_versions = DB_STMT(
+    "WITH RECURSIVE back (id, prev) AS ("
+    "   SELECT job_id, previous_version_id FROM jobs WHERE job_id = $1"
+    "   UNION SELECT p.job_id, p.previous_version_id FROM jobs p JOIN back ON p.job_id = back.prev),"
+    " fwd (id, next) AS ("
+    "   SELECT job_id, replaced_by_id FROM jobs WHERE job_id = $1"
+    "   UNION SELECT s.job_id, s.replaced_by_id FROM jobs s JOIN fwd ON s.job_id = fwd.next)"
+    " SELECT " JOB_COLS JOB_FROM
+    " WHERE j.job_id IN (SELECT id FROM back UNION SELECT id FROM fwd)"
+    "   AND ($2::INT8 IS NULL OR j.version < $2::INT8)"
+    " ORDER BY j.version DESC, j.job_id DESC LIMIT $3::INT8");
+
+/* True when s is a non-negative decimal integer that fits a cursor key. */
+static bool digits_only(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 9)
+        return false;
+    return strspn(s, "0123456789") == n;
+}
+
+static void on_versions(void *arg, const char *err, PGresult *const *res, int n)
+{
+    struct list_ctx *c = arg;
+    struct buf b = BUF_INIT;
+    int rc = 0;
+    if (err) {
+        api_db_failed(c->req, err, batch_error(res, n));
+        goto done;
+    }
+    if (PQntuples(res[0]) == 0) {
+        http_respond_error(c->req, 404, "JOB_NOT_FOUND", "Job does not exist.");
+        goto done;
+    }
+    int rows = PQntuples(res[1]);
+    rc |= buf_puts(&b, "{\"items\":[");
+    for (int i = 0; i < rows && i < c->limit; i++)
+        rc |= (i ? buf_putc(&b, ',') : 0) | jobs_put_row(c->req->app, &b, res[1], i);
+    rc |= buf_puts(&b, "],\"cursor\":");
+    rc |= rows > c->limit ? api_put_cursor(&b, PQgetvalue(res[1], c->limit - 1, JC_VERSION))
+                          : buf_puts(&b, "null");
+    rc |= buf_putc(&b, '}');
+    if (rc)
+        api_oom(c->req);
+    else
+        http_respond_json(c->req, 200, &b);
+done:
+    buf_free(&b);
+    free(c);
+}
+
+void api_jobs_versions(struct http_req *req, const struct route_match *m)
+{
+    struct app *app = req->app;
+    struct api_page pg;
+    if (!id_valid("job", m->params[0])) {
+        job_not_found(req, m->params[0]);
+        return;
+    }
+    if (api_page_read(req, &pg) < 0)
+        return;
+    if (pg.has_after && !digits_only(pg.after)) {
+        http_respond_error(req, 400, "INVALID_REQUEST",
+                           "query parameter 'cursor' is not a cursor this API returned");
+        return;
+    }
+    struct list_ctx *c = calloc(1, sizeof(*c));
+    if (!c) {
+        api_oom(req);
+        return;
+    }
+    c->req = req;
+    c->limit = pg.limit;
+    const char *p1[] = {m->params[0]};
+    const char *p2[] = {m->params[0], pg.has_after ? pg.after : NULL, pg.limit_plus_one};
+    const struct db_call calls[] = {{&q_job_exists, 1, p1}, {&q_versions, 3, p2}};
+    if (db_exec_batch(app->db, calls, 2, on_versions, c) < 0) {
+        http_respond_error(req, 503, "SERVICE_UNAVAILABLE",
+                           "the database is unavailable; retry later");
+        free(c);
+    }
 }

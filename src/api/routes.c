@@ -42,6 +42,16 @@ static const struct route routes[] = {
     R(POST, "/jobs", api_jobs_create),
     R(GET, "/jobs", api_jobs_list),
     R(GET, "/jobs/{job_id}", api_jobs_get),
+    R(PUT, "/jobs/{job_id}", api_jobs_update),
+    R(POST, "/jobs/{job_id}/cancel", api_jobs_cancel),
+    R(GET, "/jobs/{job_id}/status", api_jobs_status),
+    R(GET, "/jobs/{job_id}/versions", api_jobs_versions),
+    R(GET, "/jobs/{job_id}/executions", api_jobs_executions),
+
+    R(GET, "/executions/{execution_id}", api_executions_get),
+    R(POST, "/executions/{execution_id}/cancel", api_executions_cancel),
+    R(GET, "/executions/{execution_id}/attempts", api_executions_attempts),
+    R(GET, "/executions/{execution_id}/logs", api_executions_logs),
 };
 
 /* Accepts "Bearer <key>" (scheme case-insensitive) with a key from the configured set. */
