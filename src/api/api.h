@@ -71,6 +71,15 @@ struct api_page {
 int api_page_read(struct http_req *req, struct api_page *pg) TE_MUSTCHECK;
 /* Appends the opaque cursor for `key` as a JSON string. */
 int api_put_cursor(struct buf *b, const char *key) TE_MUSTCHECK;
+/* Writes one list item (a JSON object) for row `row`. */
+typedef int (*api_row_fn)(void *arg, struct buf *b, const PGresult *res, int row);
+/*
+ * Answers 200 with {"items":[…],"cursor":…} from a page fetched with one row
+ * more than `limit` (that extra row means a next page exists; its cursor is
+ * column key_col of the last item returned).
+ */
+void api_respond_page(struct http_req *req, const PGresult *res, int limit, int key_col,
+                      api_row_fn put, void *arg);
 
 /* --- handlers --- */
 void api_healthz(struct http_req *req, const struct route_match *m);

@@ -203,3 +203,22 @@ int api_put_cursor(struct buf *b, const char *key)
                       sodium_base64_VARIANT_URLSAFE_NO_PADDING);
     return buf_json_str(b, enc, strlen(enc));
 }
+
+void api_respond_page(struct http_req *req, const PGresult *res, int limit, int key_col,
+                      api_row_fn put, void *arg)
+{
+    struct buf b = BUF_INIT;
+    int rows = PQntuples(res);
+    int rc = buf_puts(&b, "{\"items\":[");
+    for (int i = 0; i < rows && i < limit; i++)
+        rc |= (i ? buf_putc(&b, ',') : 0) | put(arg, &b, res, i);
+    rc |= buf_puts(&b, "],\"cursor\":");
+    rc |= rows > limit ? api_put_cursor(&b, PQgetvalue(res, limit - 1, key_col))
+                       : buf_puts(&b, "null");
+    rc |= buf_putc(&b, '}');
+    if (rc)
+        api_oom(req);
+    else
+        http_respond_json(req, 200, &b);
+    buf_free(&b);
+}

@@ -195,34 +195,22 @@ void api_executions_cancel(struct http_req *req, const struct route_match *m)
 
 /* ---------------------------------------------------------------- lists */
 
+static int put_list_row(void *arg, struct buf *b, const PGresult *res, int row)
+{
+    const struct list_ctx *c = arg;
+    return c->put(b, res, row);
+}
+
 /* res[0] says whether the parent exists; res[1] is the page (one row more than asked). */
 static void on_list(void *arg, const char *err, PGresult *const *res, int n)
 {
     struct list_ctx *c = arg;
-    struct buf b = BUF_INIT;
-    int rc = 0;
-    if (err) {
+    if (err)
         api_db_failed(c->req, err, batch_error(res, n));
-        goto done;
-    }
-    if (PQntuples(res[0]) == 0) {
+    else if (PQntuples(res[0]) == 0)
         http_respond_error(c->req, 404, c->not_found, "'%s' does not exist.", c->id);
-        goto done;
-    }
-    int rows = PQntuples(res[1]);
-    rc |= buf_puts(&b, "{\"items\":[");
-    for (int i = 0; i < rows && i < c->limit; i++)
-        rc |= (i ? buf_putc(&b, ',') : 0) | c->put(&b, res[1], i);
-    rc |= buf_puts(&b, "],\"cursor\":");
-    rc |= rows > c->limit ? api_put_cursor(&b, PQgetvalue(res[1], c->limit - 1, c->key_col))
-                          : buf_puts(&b, "null");
-    rc |= buf_putc(&b, '}');
-    if (rc)
-        api_oom(c->req);
     else
-        http_respond_json(c->req, 200, &b);
-done:
-    buf_free(&b);
+        api_respond_page(c->req, res[1], c->limit, c->key_col, put_list_row, c);
     free(c);
 }
 

@@ -530,28 +530,18 @@ struct list_ctx {
     int limit;
 };
 
+static int put_job_row(void *arg, struct buf *b, const PGresult *res, int row)
+{
+    return jobs_put_row(arg, b, res, row);
+}
+
 static void on_list(void *arg, const char *err, PGresult *res)
 {
     struct list_ctx *c = arg;
-    struct buf b = BUF_INIT;
-    int rc = 0, rows = err ? 0 : PQntuples(res);
-    if (err) {
+    if (err)
         api_db_failed(c->req, err, res);
-        goto done;
-    }
-    rc |= buf_puts(&b, "{\"items\":[");
-    for (int i = 0; i < rows && i < c->limit; i++)
-        rc |= (i ? buf_putc(&b, ',') : 0) | jobs_put_row(c->req->app, &b, res, i);
-    rc |= buf_puts(&b, "],\"cursor\":");
-    rc |= rows > c->limit ? api_put_cursor(&b, PQgetvalue(res, c->limit - 1, JC_ID))
-                          : buf_puts(&b, "null");
-    rc |= buf_putc(&b, '}');
-    if (rc)
-        api_oom(c->req);
     else
-        http_respond_json(c->req, 200, &b);
-done:
-    buf_free(&b);
+        api_respond_page(c->req, res, c->limit, JC_ID, put_job_row, c->req->app);
     free(c);
 }
 
@@ -1026,30 +1016,12 @@ static bool digits_only(const char *s)
 static void on_versions(void *arg, const char *err, PGresult *const *res, int n)
 {
     struct list_ctx *c = arg;
-    struct buf b = BUF_INIT;
-    int rc = 0;
-    if (err) {
+    if (err)
         api_db_failed(c->req, err, batch_error(res, n));
-        goto done;
-    }
-    if (PQntuples(res[0]) == 0) {
+    else if (PQntuples(res[0]) == 0)
         http_respond_error(c->req, 404, "JOB_NOT_FOUND", "Job does not exist.");
-        goto done;
-    }
-    int rows = PQntuples(res[1]);
-    rc |= buf_puts(&b, "{\"items\":[");
-    for (int i = 0; i < rows && i < c->limit; i++)
-        rc |= (i ? buf_putc(&b, ',') : 0) | jobs_put_row(c->req->app, &b, res[1], i);
-    rc |= buf_puts(&b, "],\"cursor\":");
-    rc |= rows > c->limit ? api_put_cursor(&b, PQgetvalue(res[1], c->limit - 1, JC_VERSION))
-                          : buf_puts(&b, "null");
-    rc |= buf_putc(&b, '}');
-    if (rc)
-        api_oom(c->req);
     else
-        http_respond_json(c->req, 200, &b);
-done:
-    buf_free(&b);
+        api_respond_page(c->req, res[1], c->limit, JC_VERSION, put_job_row, c->req->app);
     free(c);
 }
 

@@ -71,35 +71,20 @@ void resource_get(struct http_req *req, const struct resource *r, const char *na
         start(c, r->get, 1, params, on_row);
 }
 
+static int put_resource_row(void *arg, struct buf *b, const PGresult *res, int row)
+{
+    const struct resource *r = arg;
+    return r->put_row(b, res, row);
+}
+
+/* The list's first column is the key its cursor continues after. */
 static void on_list(void *arg, const char *err, PGresult *res)
 {
     struct res_ctx *c = arg;
-    struct buf b = BUF_INIT;
-    int limit = c->status, rows = err ? 0 : PQntuples(res);
-    int rc = 0;
-    if (err) {
+    if (err)
         api_db_failed(c->req, err, res);
-        goto done;
-    }
-    rc |= buf_puts(&b, "{\"items\":[");
-    for (int i = 0; i < rows && i < limit; i++) {
-        if (i)
-            rc |= buf_putc(&b, ',');
-        rc |= c->r->put_row(&b, res, i);
-    }
-    rc |= buf_puts(&b, "],\"cursor\":");
-    /* One row more than asked for means there is a next page; the list's first column is the key. */
-    if (rows > limit)
-        rc |= api_put_cursor(&b, PQgetvalue(res, limit - 1, 0));
     else
-        rc |= buf_puts(&b, "null");
-    rc |= buf_putc(&b, '}');
-    if (rc)
-        api_oom(c->req);
-    else
-        http_respond_json(c->req, 200, &b);
-done:
-    buf_free(&b);
+        api_respond_page(c->req, res, c->status, 0, put_resource_row, (void *)c->r);
     free(c);
 }
 
