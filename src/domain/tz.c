@@ -2,6 +2,8 @@
  * offset lookup, local->UTC resolution, formatting, file loading, cache. */
 #include "domain/tz.h"
 
+#include "core/timefmt.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -95,30 +97,18 @@ static int64_t clamp_t(int64_t t)
     return t;
 }
 
-/* Howard Hinnant's days_from_civil: exact for the whole proleptic Gregorian calendar. */
+/* The calendar arithmetic lives in core/timefmt; these keep the zone code's int types. */
 int64_t tz_days_from_civil(int64_t year, int month, int day)
 {
-    int64_t y = year - (month <= 2);
-    int64_t era = floor_div(y, 400);
-    int64_t yoe = y - era * 400;
-    int64_t doy = (153 * ((month + 9) % 12) + 2) / 5 + day - 1;
-    int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-
-    return era * 146097 + doe - 719468;
+    return time_days_from_civil(year, (unsigned)month, (unsigned)day);
 }
 
 void tz_civil_from_days(int64_t days, int64_t *year, int *month, int *day)
 {
-    int64_t z = days + 719468;
-    int64_t era = floor_div(z, 146097);
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-
-    *day = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *month = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *year = yoe + era * 400 + (*month <= 2);
+    unsigned m, d;
+    time_civil_from_days(days, year, &m, &d);
+    *month = (int)m;
+    *day = (int)d;
 }
 
 static int month_days(int64_t year, int month)
