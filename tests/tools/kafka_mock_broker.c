@@ -1,0 +1,176 @@
+/* kafka_mock_broker — a standalone Kafka-protocol broker for tests, built on librdkafka's
+ * mock cluster (rdkafka_mock.h). It speaks enough of the protocol for real clients
+ * (librdkafka, kcat, confluent-kafka) to produce, consume, use consumer groups and
+ * commit offsets.
+ *
+ * Usage: kafka_mock_broker [--brokers N] [--topic NAME[:PARTITIONS]]... [--port 0]
+ *
+ *   --brokers N                 number of mock brokers (1..16, default 1)
+ *   --topic NAME[:PARTITIONS]   pre-create a topic (default 1 partition); repeatable.
+ *                               Other topics are auto-created on first use by clients.
+ *   --port P                    only 0 is accepted: librdkafka 2.0.x has no API to bind a
+ *                               mock broker to a fixed port; every broker listens on
+ *                               127.0.0.1 on a port chosen by the kernel.
+ *
+ * The first line on stdout is "BOOTSTRAP 127.0.0.1:PORT[,127.0.0.1:PORT...]" (flushed);
+ * nothing else is written to stdout. Diagnostics go to stderr. Runs until SIGTERM or
+ * SIGINT, then destroys the cluster and exits 0. Exit 2 on bad usage, 1 on setup failure.
+ * Listeners are loopback only (the mock cluster binds 127.0.0.1).
+ */
+#include <librdkafka/rdkafka.h>
+#include <librdkafka/rdkafka_mock.h>
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_TOPICS 64
+#define MAX_BROKERS 16
+
+struct topic_opt {
+    char name[250];
+    int partitions;
+};
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: kafka_mock_broker [--brokers N] [--topic NAME[:PARTITIONS]]... "
+                    "[--port 0]\n");
+}
+
+/* Parses a decimal int in [lo, hi]; returns -1 on error. */
+static int parse_int(const char *s, long lo, long hi, int *out)
+{
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || end == s || *end != '\0' || v < lo || v > hi)
+        return -1;
+    *out = (int)v;
+    return 0;
+}
+
+static int parse_topic(const char *arg, struct topic_opt *t)
+{
+    const char *colon = strrchr(arg, ':');
+    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+    if (len == 0 || len >= sizeof t->name)
+        return -1;
+    memcpy(t->name, arg, len);
+    t->name[len] = '\0';
+    t->partitions = 1;
+    if (colon && parse_int(colon + 1, 1, 10000, &t->partitions) != 0)
+        return -1;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int brokers = 1;
+    struct topic_opt topics[MAX_TOPICS];
+    int ntopics = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            usage();
+            return 0;
+        } else if (strcmp(a, "--brokers") == 0 && v) {
+            if (parse_int(v, 1, MAX_BROKERS, &brokers) != 0) {
+                fprintf(stderr, "kafka_mock_broker: bad --brokers '%s' (1..%d)\n", v,
+                        MAX_BROKERS);
+                return 2;
+            }
+            i++;
+        } else if (strcmp(a, "--topic") == 0 && v) {
+            if (ntopics == MAX_TOPICS || parse_topic(v, &topics[ntopics]) != 0) {
+                fprintf(stderr, "kafka_mock_broker: bad --topic '%s' (NAME[:PARTITIONS], "
+                                "at most %d)\n", v, MAX_TOPICS);
+                return 2;
+            }
+            ntopics++;
+            i++;
+        } else if (strcmp(a, "--port") == 0 && v) {
+            int port;
+            if (parse_int(v, 0, 65535, &port) != 0 || port != 0) {
+                fprintf(stderr, "kafka_mock_broker: --port %s: librdkafka's mock cluster "
+                                "cannot bind a fixed port; only 0 (kernel-chosen) is "
+                                "supported\n", v);
+                return 2;
+            }
+            i++;
+        } else {
+            usage();
+            return 2;
+        }
+    }
+
+    /* Block the stop signals before librdkafka starts its threads (they inherit the
+     * mask), so that only sigwait() below receives them. */
+    sigset_t stop;
+    sigemptyset(&stop);
+    sigaddset(&stop, SIGTERM);
+    sigaddset(&stop, SIGINT);
+    if (pthread_sigmask(SIG_BLOCK, &stop, NULL) != 0) {
+        fprintf(stderr, "kafka_mock_broker: pthread_sigmask failed\n");
+        return 1;
+    }
+
+    char errstr[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    /* The handle only hosts the mock cluster and connects nowhere; log_level 4 hides the
+     * "no bootstrap.servers" notice but keeps warnings and errors. */
+    if (rd_kafka_conf_set(conf, "log_level", "4", errstr, sizeof errstr) !=
+            RD_KAFKA_CONF_OK ||
+        rd_kafka_conf_set(conf, "client.id", "kafka_mock_broker", errstr, sizeof errstr) !=
+            RD_KAFKA_CONF_OK) {
+        fprintf(stderr, "kafka_mock_broker: conf: %s\n", errstr);
+        rd_kafka_conf_destroy(conf);
+        return 1;
+    }
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
+    if (!rk) {
+        fprintf(stderr, "kafka_mock_broker: rd_kafka_new: %s\n", errstr);
+        rd_kafka_conf_destroy(conf);
+        return 1;
+    }
+
+    rd_kafka_mock_cluster_t *mc = rd_kafka_mock_cluster_new(rk, brokers);
+    if (!mc) {
+        fprintf(stderr, "kafka_mock_broker: rd_kafka_mock_cluster_new failed\n");
+        rd_kafka_destroy(rk);
+        return 1;
+    }
+
+    int rf = brokers < 3 ? brokers : 3;
+    for (int i = 0; i < ntopics; i++) {
+        rd_kafka_resp_err_t err =
+            rd_kafka_mock_topic_create(mc, topics[i].name, topics[i].partitions, rf);
+        if (err) {
+            fprintf(stderr, "kafka_mock_broker: create topic %s: %s\n", topics[i].name,
+                    rd_kafka_err2str(err));
+            rd_kafka_mock_cluster_destroy(mc);
+            rd_kafka_destroy(rk);
+            return 1;
+        }
+    }
+
+    printf("BOOTSTRAP %s\n", rd_kafka_mock_cluster_bootstraps(mc));
+    fflush(stdout);
+    fprintf(stderr, "kafka_mock_broker: %d broker(s), %d topic(s) pre-created, pid %ld\n",
+            brokers, ntopics, (long)getpid());
+
+    int sig = 0;
+    while (sigwait(&stop, &sig) != 0)
+        ;
+    fprintf(stderr, "kafka_mock_broker: signal %d, shutting down\n", sig);
+
+    rd_kafka_mock_cluster_destroy(mc);
+    rd_kafka_destroy(rk);
+    return 0;
+}
