@@ -227,6 +227,8 @@ static int serve(struct proc *p)
     p->loop = uv_default_loop();
     p->app.loop = p->loop;
     p->app.cfg = &p->cfg;
+    p->app.worker = &p->worker;
+    p->app.sched = &p->sched;
     if (tz_cache_new(p->cfg.zoneinfo_dir, &p->app.tz) < 0) {
         log_error("cannot create the time zone cache");
         return 1;

@@ -14,6 +14,8 @@
 #include "http/router.h"
 
 struct tz_cache;
+struct worker;
+struct scheduler;
 
 struct app {
     uv_loop_t *loop;
@@ -22,6 +24,9 @@ struct app {
     struct api_keys *keys;
     struct secret_key secret_key;
     struct tz_cache *tz;
+    /* This process's engine, to wake it when the API creates work (NULL while not running). */
+    struct worker **worker;
+    struct scheduler **sched;
     bool schema_ready; /* migrations applied */
     bool draining;     /* shutting down: /readyz answers 503 */
 };

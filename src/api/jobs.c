@@ -16,6 +16,8 @@
 #include "domain/health.h"
 #include "domain/jsonschema.h"
 #include "domain/tz.h"
+#include "scheduler/scheduler.h"
+#include "worker/worker.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -384,6 +386,25 @@ static void insert_job(struct job_create *c)
     }
 }
 
+/*
+ * Work created here is picked up by this process at once (other processes hear
+ * the NOTIFY): a one-shot due now wakes the worker, a DELAYED one shortens the
+ * promoter's timer to its run_at.
+ */
+static void wake_engine(struct app *app, const struct job_create *c)
+{
+    int64_t run_at;
+    if (c->trigger == TRIGGER_CRON)
+        return;
+    if (c->run_at[0] && time_parse_rfc3339(c->run_at, &run_at) == 0 && run_at > time_now_ms()) {
+        if (app->sched && *app->sched)
+            scheduler_note_pending(*app->sched, run_at);
+        return;
+    }
+    if (app->worker && *app->worker)
+        worker_poke(*app->worker);
+}
+
 static void on_created(void *arg, const char *err, PGresult *const *res, int n)
 {
     struct job_create *c = arg;
@@ -405,6 +426,8 @@ static void on_created(void *arg, const char *err, PGresult *const *res, int n)
         api_oom(c->req);
     else
         http_respond_json(c->req, created ? 201 : 200, &b);
+    if (created)
+        wake_engine(app, c);
 done:
     buf_free(&b);
     create_free(c);
