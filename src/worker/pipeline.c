@@ -101,6 +101,12 @@ static bool secrets_cached(struct exec *e, uint64_t now)
 
 static void exec_render(struct exec *e);
 
+long exec_timeout_ms(const struct exec *e)
+{
+    const cJSON *t = json_get(e->spec, "timeout_ms");
+    return t ? (long)t->valuedouble : 0;
+}
+
 /* Stores fetched rows in the caches; secrets absent from the rows are cached as missing. */
 static void cache_loaded(struct exec *e, PGresult *const *res, int n, bool want_config)
 {
@@ -301,22 +307,8 @@ static int render_http(struct exec *e, const struct template_vars *vars, struct 
 
 /* ---------------------------------------------------------------- outcome */
 
-/*
- * What a transport reports about one attempt: the output (ok) or error JSON,
- * a short result word for the log line ("HTTP 503", "TIMEOUT"), an optional
- * detail, and whether another attempt could help.
- */
-struct attempt_result {
-    bool ok;
-    bool retryable;
-    const char *json;
-    const char *what;
-    const char *detail;
-    int64_t duration_ms;
-};
-
 /* Shutdown aborted the attempt: record nothing; the lease expiry hands it back. */
-static bool exec_aborted(struct exec *e)
+bool exec_aborted(struct exec *e)
 {
     if (!e->w->closing)
         return false;
@@ -324,7 +316,7 @@ static bool exec_aborted(struct exec *e)
     return true;
 }
 
-static void exec_attempt_done(struct exec *e, const struct attempt_result *r)
+void exec_attempt_done(struct exec *e, const struct attempt_result *r)
 {
     struct outcome oc = {0};
     struct buf msg = BUF_INIT;
@@ -381,7 +373,7 @@ static void on_http_done(void *arg, const struct httpd_result *res)
 }
 
 /* A failure found before anything was sent (e.g. an unresolvable template): never retried. */
-static void fail_now(struct exec *e, const char *type, const char *message)
+void exec_fail_now(struct exec *e, const char *type, const char *message)
 {
     struct buf err = BUF_INIT;
     int rc = buf_puts(&err, "{\"type\":") | buf_json_str(&err, type, strlen(type)) |
@@ -398,24 +390,13 @@ static void fail_now(struct exec *e, const char *type, const char *message)
     buf_free(&err);
 }
 
-static void exec_render(struct exec *e)
+static void send_http(struct exec *e, const struct template_vars *vars)
 {
-    struct worker *w = e->w;
     char err[300];
     struct rendered r = {.url = BUF_INIT, .header_text = BUF_INIT};
-    struct template_vars vars = {
-        .input = e->input,
-        .config = e->config_ref ? wcache_config(w->cache, e->config_ref, uv_now(w->loop)) : NULL,
-        .secret = secret_lookup,
-        .secret_arg = e,
-    };
-    if (e->type != EP_HTTP) {
-        fail_now(e, "UNSUPPORTED_TRANSPORT", "this build cannot deliver to this endpoint type yet");
-        return;
-    }
-    int rc = render_http(e, &vars, &r, err, sizeof(err));
+    int rc = render_http(e, vars, &r, err, sizeof(err));
     if (rc != 0) {
-        fail_now(e, "TEMPLATE_RESOLUTION_FAILED", rc == TEMPLATE_ENOMEM ? "out of memory" : err);
+        exec_fail_now(e, "TEMPLATE_RESOLUTION_FAILED", rc == TEMPLATE_ENOMEM ? "out of memory" : err);
         goto done;
     }
     struct httpd_request hr = {
@@ -425,15 +406,39 @@ static void exec_render(struct exec *e)
         .nheaders = r.nheaders,
         .body = r.body,
         .body_len = r.body ? strlen(r.body) : 0,
-        .timeout_ms = (long)json_get(e->spec, "timeout_ms")->valuedouble,
+        .timeout_ms = exec_timeout_ms(e),
         .expected_status = r.expected,
         .nexpected = r.nexpected,
     };
     exec_set_state(e, EXEC_DISPATCHING);
-    if (httpd_send(w->httpd, &hr, on_http_done, e) < 0)
-        fail_now(e, "CONNECTION_ERROR", "the request could not be started");
+    if (httpd_send(e->w->httpd, &hr, on_http_done, e) < 0)
+        exec_fail_now(e, "CONNECTION_ERROR", "the request could not be started");
 done:
     rendered_free(&r);
+}
+
+static void exec_render(struct exec *e)
+{
+    struct worker *w = e->w;
+    struct template_vars vars = {
+        .input = e->input,
+        .config = e->config_ref ? wcache_config(w->cache, e->config_ref, uv_now(w->loop)) : NULL,
+        .secret = secret_lookup,
+        .secret_arg = e,
+    };
+    exec_set_state(e, EXEC_DISPATCHING);
+    switch (e->type) {
+    case EP_HTTP:
+        send_http(e, &vars);
+        return;
+    case EP_KAFKA:
+        exec_send_kafka(e, &vars);
+        return;
+    case EP_REDIS_STREAM:
+        exec_send_redis(e, &vars);
+        return;
+    }
+    exec_fail_now(e, "UNSUPPORTED_TRANSPORT", "unknown endpoint type");
 }
 
 static void exec_record(struct exec *e, const struct outcome *oc)

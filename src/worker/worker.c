@@ -17,6 +17,7 @@
 #include <string.h>
 
 #define WAKE_JITTER_MS 5
+#define KAFKA_CLOSE_FLUSH_MS 1000
 
 /* $1 worker id, $2 how many, $3 lease grace in seconds. The lease covers the endpoint's timeout. */
 static struct db_stmt q_claim = DB_STMT(
@@ -180,7 +181,8 @@ int worker_start(uv_loop_t *loop, struct db_pool *db, const struct config *cfg,
     w->key = key;
     w->max_inflight = (unsigned)cfg->worker_max_concurrent;
     struct httpd_config hc = {0};
-    if (httpd_new(loop, &hc, &w->httpd) < 0 ||
+    if (httpd_new(loop, &hc, &w->httpd) < 0 || kafkad_new(loop, NULL, &w->kafkad) < 0 ||
+        redisd_new(loop, NULL, &w->redisd) < 0 ||
         wcache_new((unsigned)cfg->config_cache_ttl_sec * 1000,
                    (unsigned)cfg->secret_cache_ttl_sec * 1000, &w->cache) < 0 ||
         outbox_new(loop, db, cfg, &w->outbox) < 0)
@@ -209,6 +211,10 @@ fail:
     log_error("worker: cannot start");
     if (w->httpd)
         httpd_close(w->httpd, NULL, NULL);
+    if (w->kafkad)
+        kafkad_close(w->kafkad, 0, NULL, NULL);
+    if (w->redisd)
+        redisd_close(w->redisd, NULL, NULL);
     wcache_free(w->cache);
     free(w);
     return -1;
@@ -273,7 +279,7 @@ void worker_close(struct worker *w, void (*done)(void *arg), void *arg)
     w->close_done = done;
     w->close_arg = arg;
     w->close_phase = WCLOSE_TRANSPORTS;
-    w->closes_pending = 3 + (w->listen ? 1 : 0);
+    w->closes_pending = 5 + (w->listen ? 1 : 0);
     if (w->inflight)
         log_warn("worker: %u execution(s) still in flight at shutdown; their leases will expire",
                  w->inflight);
@@ -282,4 +288,7 @@ void worker_close(struct worker *w, void (*done)(void *arg), void *arg)
     if (w->listen)
         db_conn_close(w->listen, on_part_closed, w);
     httpd_close(w->httpd, on_part_closed, w);
+    /* In-flight produce requests had the drain period; a last bounded flush, then close. */
+    kafkad_close(w->kafkad, KAFKA_CLOSE_FLUSH_MS, on_part_closed, w);
+    redisd_close(w->redisd, on_part_closed, w);
 }

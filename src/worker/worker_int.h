@@ -6,6 +6,8 @@
 #include "core/id.h"
 #include "domain/endpoint.h"
 #include "worker/dispatch/http.h"
+#include "worker/dispatch/kafka.h"
+#include "worker/dispatch/redis.h"
 #include "worker/worker.h"
 
 #include <cjson/cJSON.h>
@@ -77,6 +79,8 @@ struct worker {
     const struct config *cfg;
     const struct secret_key *key;
     struct httpd *httpd;
+    struct kafkad *kafkad;
+    struct redisd *redisd;
     struct wcache *cache;
     struct outbox *outbox;
     struct exec *inflight_head;
@@ -96,7 +100,31 @@ struct worker {
     void *close_arg;
 };
 
+/*
+ * What a transport reports about one attempt: the output (ok) or error JSON,
+ * a short result word for the log line ("HTTP 503", "TIMEOUT"), an optional
+ * detail, and whether another attempt could help.
+ */
+struct attempt_result {
+    bool ok;
+    bool retryable;
+    const char *json;
+    const char *what;
+    const char *detail;
+    int64_t duration_ms;
+};
+
+struct template_vars;
+
 /* pipeline.c */
+bool exec_aborted(struct exec *e);
+void exec_attempt_done(struct exec *e, const struct attempt_result *r);
+/* A failure found before anything was sent: recorded, never retried. */
+void exec_fail_now(struct exec *e, const char *type, const char *message);
+long exec_timeout_ms(const struct exec *e);
+/* streams.c: KAFKA and REDIS_STREAM deliveries */
+void exec_send_kafka(struct exec *e, const struct template_vars *vars);
+void exec_send_redis(struct exec *e, const struct template_vars *vars);
 int exec_from_claim(struct worker *w, const PGresult *res, int row, struct exec **out);
 void exec_run(struct exec *e);
 void exec_free(struct exec *e);

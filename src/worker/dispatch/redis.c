@@ -66,6 +66,7 @@ struct redisd_send {
     uv_timer_t timer;
     bool timer_open;
     bool reply_pending;
+    bool permanent; /* the URL was rejected */
     enum redisd_outcome outcome;
     uint64_t start_ms;
     redisd_done_cb cb;
@@ -112,6 +113,7 @@ struct redisd_url {
 };
 
 static void conn_kick(struct redisd_conn *c);
+static void conn_fail(struct redisd_conn *c, const char *msg);
 
 /* ---- helpers ---- */
 
@@ -366,6 +368,7 @@ static void send_deliver(struct redisd_send *s)
         .stream = s->stream,
         .message = s->outcome == REDISD_OK ? NULL : s->msg,
         .duration_ms = (int64_t)(uv_now(d->loop) - s->start_ms),
+        .retryable = s->outcome != REDISD_OK && !s->permanent,
     };
     /* cb may close d: keep s (and so d) alive until the timer's close callback. */
     uv_close((uv_handle_t *)&s->timer, on_send_timer_closed);
@@ -411,6 +414,33 @@ static void on_xadd_reply(redisAsyncContext *ac, void *reply, void *priv)
 
 /* ---- connections ---- */
 
+static const char *conn_state_name(enum conn_state s)
+{
+    switch (s) {
+    case CONN_DOWN:
+        return "down";
+    case CONN_RESOLVING:
+        return "resolving";
+    case CONN_CONNECTING:
+        return "connecting";
+    case CONN_SETUP:
+        return "setup";
+    case CONN_READY:
+        return "ready";
+    case CONN_CLOSING:
+        return "closing";
+    }
+    return "?";
+}
+
+/* The only place a conn changes state. */
+static void conn_set_state(struct redisd_conn *c, enum conn_state s)
+{
+    log_debug("redisd: %s:%d %s -> %s", c->host, c->port, conn_state_name(c->state),
+              conn_state_name(s));
+    c->state = s;
+}
+
 static void conn_maybe_free(struct redisd_conn *c)
 {
     if (c->state != CONN_CLOSING || c->timer_open || c->gai_pending || c->ac)
@@ -437,6 +467,10 @@ static void on_conn_timer_closed(uv_handle_t *h)
 static void on_conn_timer(uv_timer_t *t)
 {
     struct redisd_conn *c = t->data;
+    if (c->state == CONN_CONNECTING || c->state == CONN_SETUP) {
+        conn_fail(c, "timed out connecting to Redis"); /* re-arms the timer to free ac */
+        return;
+    }
     if (c->state != CONN_DOWN)
         return;
     if (c->ac) { /* deferred free of a context we gave up on */
@@ -453,7 +487,7 @@ static void conn_fail(struct redisd_conn *c, const char *msg)
 {
     uint64_t now = uv_now(c->d->loop);
     log_warn("redisd: %s:%d: %s", c->host, c->port, msg);
-    c->state = CONN_DOWN;
+    conn_set_state(c, CONN_DOWN);
     c->next_try_ms = now + (uint64_t)c->backoff_ms;
     c->backoff_ms = c->backoff_ms * 2 > c->d->cfg.backoff_max_ms ? c->d->cfg.backoff_max_ms
                                                                    : c->backoff_ms * 2;
@@ -485,7 +519,8 @@ static void conn_flush(struct redisd_conn *c)
 
 static void conn_ready(struct redisd_conn *c)
 {
-    c->state = CONN_READY;
+    uv_timer_stop(&c->timer);
+    conn_set_state(c, CONN_READY);
     c->backoff_ms = c->d->cfg.backoff_min_ms;
     log_debug("redisd: connected to %s:%d db %d", c->host, c->port, c->db);
     conn_flush(c);
@@ -495,7 +530,6 @@ static void on_setup_reply(redisAsyncContext *ac, void *reply, void *priv, const
 {
     struct redisd_conn *c = ac->data;
     redisReply *r = reply;
-    (void)priv;
     if (!r || c->state != CONN_SETUP)
         return; /* lost: on_disconnect handles it */
     if (r->type == REDIS_REPLY_ERROR) {
@@ -522,7 +556,7 @@ static void on_select_reply(redisAsyncContext *ac, void *reply, void *priv)
 static void conn_setup(struct redisd_conn *c)
 {
     static int last;
-    c->state = CONN_SETUP;
+    conn_set_state(c, CONN_SETUP);
     int rc = REDIS_OK;
     if (c->pass && c->user)
         rc = redisAsyncCommand(c->ac, on_auth_reply, c->db ? NULL : &last, "AUTH %s %s", c->user,
@@ -562,6 +596,52 @@ static void on_disconnect(const redisAsyncContext *ac, int status)
         conn_fail(c, "connection to Redis lost");
 }
 
+/*
+ * The libuv adapter of hiredis 0.14 drops poll errors (status < 0), so a
+ * refused connect or a reset socket would never be noticed. Its event hooks
+ * are wrapped to restart the poll with this callback, which hands an error to
+ * hiredis as the events it was waiting for (as later hiredis versions do).
+ */
+static void on_redis_poll(uv_poll_t *h, int status, int events)
+{
+    redisLibuvEvents *p = h->data;
+    int ev = status < 0 ? p->events : events;
+    if (p->context && (ev & UV_READABLE))
+        redisAsyncHandleRead(p->context);
+    if (p->context && (ev & UV_WRITABLE))
+        redisAsyncHandleWrite(p->context);
+}
+
+static void repoll(redisLibuvEvents *p)
+{
+    if (p->events)
+        uv_poll_start(&p->handle, p->events, on_redis_poll);
+}
+
+static void ev_add_read(void *priv)
+{
+    redisLibuvAddRead(priv);
+    repoll(priv);
+}
+
+static void ev_del_read(void *priv)
+{
+    redisLibuvDelRead(priv);
+    repoll(priv);
+}
+
+static void ev_add_write(void *priv)
+{
+    redisLibuvAddWrite(priv);
+    repoll(priv);
+}
+
+static void ev_del_write(void *priv)
+{
+    redisLibuvDelWrite(priv);
+    repoll(priv);
+}
+
 static void conn_connect(struct redisd_conn *c, const char *ip)
 {
     char msg[REDISD_MSG_SIZE];
@@ -583,8 +663,13 @@ static void conn_connect(struct redisd_conn *c, const char *ip)
         conn_fail(c, "cannot attach the Redis context to the loop");
         return;
     }
+    ac->ev.addRead = ev_add_read;
+    ac->ev.delRead = ev_del_read;
+    ac->ev.addWrite = ev_add_write;
+    ac->ev.delWrite = ev_del_write;
     c->ac = ac;
-    c->state = CONN_CONNECTING;
+    conn_set_state(c, CONN_CONNECTING);
+    uv_timer_start(&c->timer, on_conn_timer, (uint64_t)c->d->cfg.connect_timeout_ms, 0);
     redisAsyncSetConnectCallback(ac, on_connect);
     redisAsyncSetDisconnectCallback(ac, on_disconnect);
 }
@@ -618,7 +703,7 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 static void conn_start(struct redisd_conn *c)
 {
     struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
-    c->state = CONN_RESOLVING;
+    conn_set_state(c, CONN_RESOLVING);
     int rc = uv_getaddrinfo(c->d->loop, &c->gai, on_resolved, c->host, NULL, &hints);
     if (rc < 0) {
         char msg[REDISD_MSG_SIZE];
@@ -668,7 +753,7 @@ static struct redisd_conn *conn_get(struct redisd *d, struct redisd_url *u)
     c->timer_open = true;
     c->gai.data = c;
     c->d = d;
-    c->state = CONN_DOWN;
+    c->state = CONN_DOWN; /* not through conn_set_state: host is not set yet */
     c->host = u->host;
     c->user = u->user;
     c->pass = u->pass;
@@ -687,12 +772,15 @@ int redisd_new(uv_loop_t *loop, const struct redisd_config *cfg, struct redisd *
 {
     struct redisd_config c = cfg ? *cfg : (struct redisd_config){0};
     *out = NULL;
-    if (c.default_timeout_ms < 0 || c.backoff_min_ms < 0 || c.backoff_max_ms < 0)
+    if (c.default_timeout_ms < 0 || c.backoff_min_ms < 0 || c.backoff_max_ms < 0 ||
+        c.connect_timeout_ms < 0)
         return -EINVAL;
     if (!c.default_timeout_ms)
         c.default_timeout_ms = 5000;
     if (!c.backoff_min_ms)
         c.backoff_min_ms = 100;
+    if (!c.connect_timeout_ms)
+        c.connect_timeout_ms = 10000;
     if (!c.backoff_max_ms)
         c.backoff_max_ms = 5000;
     if (c.backoff_max_ms < c.backoff_min_ms)
@@ -800,6 +888,7 @@ int redisd_send(struct redisd *d, const struct redisd_request *req, redisd_done_
     long timeout = req->timeout_ms > 0 ? req->timeout_ms : d->cfg.default_timeout_ms;
     uv_timer_start(&s->timer, on_send_timer, (uint64_t)timeout, 0);
     if (bad) {
+        s->permanent = true;
         s->state = SEND_QUEUED;
         send_finish(s, REDISD_CONNECTION_ERROR, bad);
         return 0;
@@ -832,7 +921,7 @@ void redisd_close(struct redisd *d, void (*done)(void *arg), void *arg)
     for (struct redisd_send *s = d->sends; s; s = s->next)
         send_finish(s, REDISD_CONNECTION_ERROR, "shutting down");
     for (struct redisd_conn *c = d->conns; c; c = c->next) {
-        c->state = CONN_CLOSING;
+        conn_set_state(c, CONN_CLOSING);
         if (c->gai_pending)
             uv_cancel((uv_req_t *)&c->gai);
         if (c->ac) {

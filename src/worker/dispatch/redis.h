@@ -30,6 +30,7 @@ struct redisd_config {
     long default_timeout_ms; /* for requests with timeout_ms <= 0; 5000 */
     long backoff_min_ms;     /* first reconnect delay after a failure; 100 */
     long backoff_max_ms;     /* doubling stops here; 5000 */
+    long connect_timeout_ms; /* TCP connect + AUTH/SELECT, then the attempt fails; 10000 */
 };
 
 struct redisd_field {
@@ -54,6 +55,7 @@ struct redisd_result {
     const char *stream;     /* never NULL */
     const char *message;    /* NULL for REDISD_OK; never contains the password */
     int64_t duration_ms;    /* from redisd_send() to completion */
+    bool retryable;         /* false when a retry cannot help: malformed URL, rediss:// */
 };
 
 typedef void (*redisd_done_cb)(void *arg, const struct redisd_result *r);

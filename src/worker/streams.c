@@ -1,0 +1,254 @@
+/*
+ * KAFKA and REDIS_STREAM deliveries: render the endpoint's templates, hand the
+ * message to the transport, turn its report into an attempt result. Each
+ * delivery carries the execution id as its idempotency key (a Kafka header, a
+ * stream field) and the attempt number, unless the endpoint sets them itself.
+ */
+#include "worker/worker_int.h"
+
+#include "core/json.h"
+#include "domain/template.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_PARTS 64
+
+/* Rendered strings whose storage outlives the send call (the transports copy them). */
+struct parts {
+    char *owned[MAX_PARTS * 2 + 8];
+    int n;
+};
+
+static const char *parts_keep(struct parts *p, char *s)
+{
+    if (!s || p->n == (int)TE_ARRAY_LEN(p->owned)) {
+        free(s);
+        return NULL;
+    }
+    p->owned[p->n++] = s;
+    return s;
+}
+
+static void parts_free(struct parts *p)
+{
+    for (int i = 0; i < p->n; i++)
+        free(p->owned[i]);
+}
+
+/* Renders a string field of the spec; NULL (with err set) when it does not resolve. */
+static const char *render_field(struct exec *e, const struct template_vars *vars,
+                                const char *field, struct parts *p, char *err, size_t errlen)
+{
+    const cJSON *v = json_get(e->spec, field);
+    struct buf out = BUF_INIT;
+    if (!v || !cJSON_IsString(v))
+        return NULL;
+    if (template_render_string(v->valuestring, vars, &out, err, errlen) != 0) {
+        buf_free(&out);
+        return NULL;
+    }
+    return parts_keep(p, buf_steal(&out));
+}
+
+/* A JSON value as message text: strings as they are, anything else as compact JSON. */
+static const char *value_text(const cJSON *v, struct parts *p)
+{
+    return cJSON_IsString(v) ? v->valuestring : parts_keep(p, cJSON_PrintUnformatted(v));
+}
+
+static bool has_name(const cJSON *obj, const char *name)
+{
+    for (const cJSON *c = obj ? obj->child : NULL; c; c = c->next) {
+        if (strcasecmp(c->string, name) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void report(struct exec *e, bool ok, bool retryable, const char *what, const char *detail,
+                   int64_t duration_ms, struct buf *json)
+{
+    struct attempt_result r = {
+        .ok = ok,
+        .retryable = retryable,
+        .json = json->data,
+        .what = what,
+        .detail = detail,
+        .duration_ms = duration_ms,
+    };
+    exec_attempt_done(e, &r);
+}
+
+/* ---------------------------------------------------------------- Redis Streams */
+
+static void on_redis_done(void *arg, const struct redisd_result *res)
+{
+    struct exec *e = arg;
+    struct buf json = BUF_INIT;
+    if (exec_aborted(e))
+        return;
+    if (redisd_result_json(res, &json) < 0)
+        buf_reset(&json);
+    report(e, res->outcome == REDISD_OK, res->retryable, redisd_outcome_name(res->outcome), res->message,
+           res->duration_ms, &json);
+    buf_free(&json);
+}
+
+/* max_len: an integer, or one placeholder that must resolve to a positive integer. */
+static int redis_max_len(struct exec *e, const struct template_vars *vars, struct parts *p,
+                         long *out, char *err, size_t errlen)
+{
+    const cJSON *v = json_get(e->spec, "max_len");
+    *out = 0;
+    if (!v)
+        return 0;
+    if (cJSON_IsNumber(v)) {
+        *out = (long)v->valuedouble;
+        return 0;
+    }
+    const char *text = render_field(e, vars, "max_len", p, err, errlen);
+    char *end;
+    if (!text)
+        return -1;
+    long n = strtol(text, &end, 10);
+    if (!*text || *end || n < 1) {
+        snprintf(err, errlen, "max_len resolved to \"%.40s\", not a positive integer", text);
+        return -1;
+    }
+    *out = n;
+    return 0;
+}
+
+void exec_send_redis(struct exec *e, const struct template_vars *vars)
+{
+    char err[300] = "out of memory", attempt[16];
+    struct parts p = {.n = 0};
+    struct redisd_field fields[MAX_PARTS + 2];
+    cJSON *rendered = NULL;
+    int n = 0;
+    long max_len;
+    const char *url = render_field(e, vars, "redis_url", &p, err, sizeof(err));
+    const char *stream = url ? render_field(e, vars, "stream", &p, err, sizeof(err)) : NULL;
+    if (!stream || redis_max_len(e, vars, &p, &max_len, err, sizeof(err)) < 0 ||
+        template_render(json_get(e->spec, "fields_template"), vars, &rendered, err,
+                        sizeof(err)) != 0)
+        goto unresolvable;
+    if (strncmp(url, "rediss://", 9) == 0) {
+        exec_fail_now(e, "CONNECTION_ERROR", "rediss:// (TLS) is not supported by this build");
+        goto done;
+    }
+    for (const cJSON *f = rendered->child; f && n < MAX_PARTS; f = f->next) {
+        const char *v = value_text(f, &p);
+        if (!v)
+            goto unresolvable;
+        fields[n++] = (struct redisd_field){f->string, v};
+    }
+    snprintf(attempt, sizeof(attempt), "%d", e->attempt);
+    if (!has_name(rendered, "idempotency_key"))
+        fields[n++] = (struct redisd_field){"idempotency_key", e->id};
+    if (!has_name(rendered, "attempt"))
+        fields[n++] = (struct redisd_field){"attempt", attempt};
+    const cJSON *approx = json_get(e->spec, "approximate_trimming");
+    struct redisd_request rq = {
+        .redis_url = url,
+        .stream = stream,
+        .fields = fields,
+        .nfields = n,
+        .max_len = max_len,
+        .approximate = !approx || cJSON_IsTrue(approx),
+        .timeout_ms = exec_timeout_ms(e),
+    };
+    if (redisd_send(e->w->redisd, &rq, on_redis_done, e) < 0)
+        exec_fail_now(e, "CONNECTION_ERROR", "the XADD could not be started");
+    goto done;
+unresolvable:
+    exec_fail_now(e, "TEMPLATE_RESOLUTION_FAILED", err);
+done:
+    cJSON_Delete(rendered);
+    parts_free(&p);
+}
+
+/* ---------------------------------------------------------------- Kafka */
+
+static void on_kafka_done(void *arg, const struct kafkad_result *res)
+{
+    struct exec *e = arg;
+    struct buf json = BUF_INIT;
+    if (exec_aborted(e))
+        return;
+    if (kafkad_result_json(res, &json) < 0)
+        buf_reset(&json);
+    report(e, res->outcome == KAFKAD_OK, true, kafkad_outcome_name(res->outcome), res->message,
+           res->duration_ms, &json);
+    buf_free(&json);
+}
+
+static int kafka_headers(struct exec *e, const struct template_vars *vars, struct parts *p,
+                         const char *attempt, struct kafkad_header *h, int *n, char *err,
+                         size_t errlen)
+{
+    const cJSON *headers = json_get(e->spec, "headers");
+    for (const cJSON *c = headers ? headers->child : NULL; c && *n < MAX_PARTS; c = c->next) {
+        struct buf out = BUF_INIT;
+        if (template_render_string(c->valuestring, vars, &out, err, errlen) != 0) {
+            buf_free(&out);
+            return -1;
+        }
+        size_t len = out.len;
+        const char *v = parts_keep(p, buf_steal(&out));
+        if (!v)
+            return -1;
+        h[(*n)++] = (struct kafkad_header){c->string, v, len};
+    }
+    if (!has_name(headers, "Idempotency-Key"))
+        h[(*n)++] = (struct kafkad_header){"Idempotency-Key", e->id, strlen(e->id)};
+    if (!has_name(headers, "X-Taskexec-Attempt"))
+        h[(*n)++] = (struct kafkad_header){"X-Taskexec-Attempt", attempt, strlen(attempt)};
+    return 0;
+}
+
+void exec_send_kafka(struct exec *e, const struct template_vars *vars)
+{
+    char err[300] = "out of memory", attempt[16];
+    struct parts p = {.n = 0};
+    struct kafkad_header headers[MAX_PARTS + 2];
+    int nh = 0;
+    cJSON *value = NULL;
+    const char *servers = render_field(e, vars, "bootstrap_servers", &p, err, sizeof(err));
+    const char *topic = servers ? render_field(e, vars, "topic", &p, err, sizeof(err)) : NULL;
+    const char *key = NULL, *value_text_s = NULL;
+    if (!topic)
+        goto unresolvable;
+    if (json_get(e->spec, "key_template") &&
+        !(key = render_field(e, vars, "key_template", &p, err, sizeof(err))))
+        goto unresolvable;
+    if (template_render(json_get(e->spec, "value_template"), vars, &value, err, sizeof(err)) != 0 ||
+        !(value_text_s = parts_keep(&p, cJSON_PrintUnformatted(value))) ||
+        (snprintf(attempt, sizeof(attempt), "%d", e->attempt),
+         kafka_headers(e, vars, &p, attempt, headers, &nh, err, sizeof(err)) < 0))
+        goto unresolvable;
+    const cJSON *acks = json_get(e->spec, "acks");
+    struct kafkad_request rq = {
+        .bootstrap_servers = servers,
+        .acks = acks ? acks->valuestring : "all",
+        .topic = topic,
+        .key = key,
+        .key_len = key ? strlen(key) : 0,
+        .value = value_text_s,
+        .value_len = strlen(value_text_s),
+        .headers = headers,
+        .nheaders = nh,
+        .timeout_ms = exec_timeout_ms(e),
+    };
+    if (kafkad_send(e->w->kafkad, &rq, on_kafka_done, e) < 0)
+        exec_fail_now(e, "BROKER_ERROR", "the message could not be queued");
+    goto done;
+unresolvable:
+    exec_fail_now(e, "TEMPLATE_RESOLUTION_FAILED", err);
+done:
+    cJSON_Delete(value);
+    parts_free(&p);
+}
