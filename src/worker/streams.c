@@ -220,6 +220,7 @@ void exec_send_kafka(struct exec *e, const struct template_vars *vars)
     const char *servers = render_field(e, vars, "bootstrap_servers", &p, err, sizeof(err));
     const char *topic = servers ? render_field(e, vars, "topic", &p, err, sizeof(err)) : NULL;
     const char *key = NULL, *value_text_s = NULL;
+    snprintf(attempt, sizeof(attempt), "%d", e->attempt);
     if (!topic)
         goto unresolvable;
     if (json_get(e->spec, "key_template") &&
@@ -227,8 +228,7 @@ void exec_send_kafka(struct exec *e, const struct template_vars *vars)
         goto unresolvable;
     if (template_render(json_get(e->spec, "value_template"), vars, &value, err, sizeof(err)) != 0 ||
         !(value_text_s = parts_keep(&p, cJSON_PrintUnformatted(value))) ||
-        (snprintf(attempt, sizeof(attempt), "%d", e->attempt),
-         kafka_headers(e, vars, &p, attempt, headers, &nh, err, sizeof(err)) < 0))
+        kafka_headers(e, vars, &p, attempt, headers, &nh, err, sizeof(err)) < 0)
         goto unresolvable;
     const cJSON *acks = json_get(e->spec, "acks");
     struct kafkad_request rq = {
