@@ -1,50 +1,14 @@
 """KAFKA and REDIS_STREAM delivery through the real pipeline: a real redis-server and the
 Kafka-protocol test broker (tests/tools/kafka_mock_broker), consumed with real clients."""
 
-import os
-import select
-import signal
-import subprocess
 import time
 import uuid
 
 import pytest
 
 from harness.api import assert_status, kafka_endpoint, redis_endpoint, uniq
+from harness.streams import KafkaBroker, Redis
 from harness.util import free_port, scaled, wait_until
-
-
-class Redis:
-    def __init__(self, tmp, password=None):
-        self.port = free_port()
-        self.password = password
-        self.dir = tmp
-        self.proc = None
-
-    def start(self):
-        args = ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-                "--appendonly", "no", "--dir", str(self.dir)]
-        if self.password:
-            args += ["--requirepass", self.password]
-        self.proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(lambda: self.cli("PING") in ("PONG", "NOAUTH Authentication required."),
-                   scaled(10), what="redis-server to answer")
-
-    def stop(self):
-        if self.proc and self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait(10)
-
-    def cli(self, *args):
-        cmd = ["redis-cli", "-p", str(self.port)]
-        if self.password:
-            cmd += ["--no-auth-warning", "-a", self.password]
-        r = subprocess.run(cmd + list(args), capture_output=True, text=True, timeout=10)
-        return r.stdout.strip()
-
-    def url(self, password=None):
-        pw = password if password is not None else self.password
-        return f"redis://:{pw}@127.0.0.1:{self.port}" if pw else f"redis://127.0.0.1:{self.port}"
 
 
 @pytest.fixture
@@ -56,19 +20,15 @@ def redis(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def broker():
-    tools = os.environ.get("TE_TOOLS")
-    if not tools:
-        pytest.skip("TE_TOOLS is not set (`make integration` sets it)")
-    proc = subprocess.Popen([os.path.join(tools, "kafka_mock_broker"), "--topic", "orders:2"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
-    try:
-        ready, _, _ = select.select([proc.stdout], [], [], 10)
-        assert ready, "kafka_mock_broker did not start"
-        yield proc.stdout.readline().split()[1]
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        proc.wait(15)
+def kafka():
+    k = KafkaBroker("orders:2").start()
+    yield k
+    k.stop()
+
+
+@pytest.fixture(scope="module")
+def broker(kafka):
+    return kafka.bootstrap
 
 
 def create_job(te, endpoint, inp):
@@ -179,3 +139,38 @@ def test_kafka_unreachable_broker_fails_after_retries(te, db):
     row = final(db, eid, 30)
     assert row[0] == "FAILED" and row[2] == 2
     assert all(e["type"] in ("BROKER_ERROR", "TIMEOUT") for e in attempt_errors(db, eid))
+
+
+def test_kafka_broker_down_then_back_without_restart(te, db):
+    """An outage fails attempts with BROKER_ERROR/TIMEOUT and retries per the policy; once the
+    broker is back, new executions succeed on the same taskexec (its producer reconnects)."""
+    k = KafkaBroker("outage:1").start()
+    try:
+        srv = te
+        ep = kafka_endpoint(bootstrap_servers=k.bootstrap, topic="outage", timeout_ms=500,
+                            key_template="{{input.order_id}}")
+        ep["retry_policy"] = {"max_attempts": 3, "backoff": "fixed", "initial_delay_ms": 200}
+        assert_status(srv.post("/endpoints", json=ep), 201)
+        assert final(db, create_job(srv, ep["name"], {"order_id": "before"}))[0] == "SUCCESS"
+
+        k.down()
+        failed = create_job(srv, ep["name"], {"order_id": "during"})
+        status, _, attempts = final(db, failed, 30)
+        assert status == "FAILED" and attempts == 3
+        errors = attempt_errors(db, failed)
+        assert len(errors) == 3
+        assert all(e["type"] in ("BROKER_ERROR", "TIMEOUT") and e["message"] for e in errors), errors
+        # The policy's fixed delay separates the attempts.
+        starts = [r[0] for r in db.execute(
+            "SELECT started_at FROM attempts WHERE execution_id = %s ORDER BY attempt_number",
+            (failed,)).fetchall()]
+        assert all((b - a).total_seconds() >= 0.2 for a, b in zip(starts, starts[1:])), starts
+
+        k.up()
+        after = [create_job(srv, ep["name"], {"order_id": f"after-{i}"}) for i in range(3)]
+        assert all(final(db, e, 30)[0] == "SUCCESS" for e in after)
+        keys = {m.key() for m in k.consume("outage", 4, scaled(20))}
+        assert {b"before", b"after-0", b"after-1", b"after-2"} <= keys
+        assert srv.is_running()
+    finally:
+        k.stop()

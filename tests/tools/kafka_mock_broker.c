@@ -15,6 +15,10 @@
  * The first line on stdout is "BOOTSTRAP 127.0.0.1:PORT[,127.0.0.1:PORT...]" (flushed);
  * nothing else is written to stdout. Diagnostics go to stderr. Runs until SIGTERM or
  * SIGINT, then destroys the cluster and exits 0. Exit 2 on bad usage, 1 on setup failure.
+ *
+ * Outages on demand, for tests: SIGUSR1 takes every broker down (connections are closed
+ * and new ones refused, the listening ports stay reserved), SIGUSR2 brings them back up on
+ * the same addresses. Each change is confirmed on stderr ("brokers down" / "brokers up").
  * Listeners are loopback only (the mock cluster binds 127.0.0.1).
  */
 #include <librdkafka/rdkafka.h>
@@ -23,6 +27,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +57,19 @@ static int parse_int(const char *s, long lo, long hi, int *out)
         return -1;
     *out = (int)v;
     return 0;
+}
+
+/* Takes every broker down (closing its connections) or brings it back up. */
+static void set_brokers(rd_kafka_mock_cluster_t *mc, int brokers, bool up)
+{
+    for (int id = 1; id <= brokers; id++) {
+        rd_kafka_resp_err_t err = up ? rd_kafka_mock_broker_set_up(mc, id)
+                                     : rd_kafka_mock_broker_set_down(mc, id);
+        if (err)
+            fprintf(stderr, "kafka_mock_broker: broker %d %s: %s\n", id, up ? "up" : "down",
+                    rd_kafka_err2str(err));
+    }
+    fprintf(stderr, "kafka_mock_broker: brokers %s\n", up ? "up" : "down");
 }
 
 static int parse_topic(const char *arg, struct topic_opt *t)
@@ -116,6 +134,8 @@ int main(int argc, char **argv)
     sigemptyset(&stop);
     sigaddset(&stop, SIGTERM);
     sigaddset(&stop, SIGINT);
+    sigaddset(&stop, SIGUSR1);
+    sigaddset(&stop, SIGUSR2);
     if (pthread_sigmask(SIG_BLOCK, &stop, NULL) != 0) {
         fprintf(stderr, "kafka_mock_broker: pthread_sigmask failed\n");
         return 1;
@@ -166,8 +186,13 @@ int main(int argc, char **argv)
             brokers, ntopics, (long)getpid());
 
     int sig = 0;
-    while (sigwait(&stop, &sig) != 0)
-        ;
+    for (;;) {
+        if (sigwait(&stop, &sig) != 0)
+            continue;
+        if (sig != SIGUSR1 && sig != SIGUSR2)
+            break;
+        set_brokers(mc, brokers, sig == SIGUSR2);
+    }
     fprintf(stderr, "kafka_mock_broker: signal %d, shutting down\n", sig);
 
     rd_kafka_mock_cluster_destroy(mc);
