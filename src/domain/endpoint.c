@@ -112,6 +112,7 @@ static int check_acks(const cJSON *v, const char *name, char *err, size_t errlen
 
 struct one_ref {
     int n;
+    enum template_ns ns;
     size_t start, end; /* of the last placeholder seen */
 };
 
@@ -119,22 +120,31 @@ static int count_ref(void *arg, const struct template_ref *r)
 {
     struct one_ref *o = arg;
     o->n++;
+    o->ns = r->ns;
     o->start = r->start;
     o->end = r->end;
     return 0;
 }
 
+/* True when s is one placeholder spanning the whole string ("{{config.a}}0}}" is not). */
+static bool single_placeholder(const char *s, enum template_ns *ns)
+{
+    size_t len = strlen(s);
+    struct one_ref one = {0};
+    char terr[200];
+    if (template_scan(s, len, count_ref, &one, terr, sizeof(terr)) != 0 || one.n != 1 ||
+        one.start != 0 || one.end != len)
+        return false;
+    *ns = one.ns;
+    return true;
+}
+
 static int check_max_len(const cJSON *v, const char *name, char *err, size_t errlen)
 {
+    enum template_ns ns;
     if (cJSON_IsString(v)) {
         /* Exactly one placeholder, resolved at run time. */
-        const char *s = v->valuestring;
-        size_t len = strlen(s);
-        struct one_ref one = {0, 0, 0};
-        char terr[200];
-        /* the placeholder must span the whole string ("{{config.a}}0}}" does not) */
-        if (template_scan(s, len, count_ref, &one, terr, sizeof(terr)) != 0 || one.n != 1 ||
-            one.start != 0 || one.end != len) {
+        if (!single_placeholder(v->valuestring, &ns)) {
             snprintf(err, errlen,
                      "field 'spec.%s' must be a positive integer or one placeholder such as "
                      "\"{{config.max_stream_length}}\"",
@@ -170,6 +180,85 @@ static int check_redis_url(const cJSON *v, const char *name, char *err, size_t e
     return 0;
 }
 
+/* True when s is exactly one {{secret.NAME}} placeholder. */
+static bool is_secret_placeholder(const char *s)
+{
+    enum template_ns ns;
+    return single_placeholder(s, &ns) && ns == TPL_SECRET;
+}
+
+static bool one_of(const char *s, const char *const *set, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(s, set[i]) == 0)
+            return true;
+    return false;
+}
+
+/*
+ * KAFKA spec.security: librdkafka's security.protocol and SASL/SSL settings.
+ * A SASL password must come from a secret, so that it is sealed at rest and
+ * never returned by GET /endpoints.
+ */
+static int check_kafka_security(const cJSON *v, const char *name, char *err, size_t errlen)
+{
+    static const char *const protocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"};
+    static const char *const mechanisms[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
+    static const struct json_field fields[] = {
+        {"protocol", JT_STRING, true},        {"sasl_mechanism", JT_STRING, false},
+        {"sasl_username", JT_STRING, false},  {"sasl_password", JT_STRING, false},
+        {"ssl_ca_location", JT_STRING, false},
+    };
+    if (json_check_fields(v, fields, TE_ARRAY_LEN(fields), "spec.security.", err, errlen) < 0)
+        return ENDPOINT_EINVAL;
+    const char *proto = json_get(v, "protocol")->valuestring;
+    const cJSON *mech = json_get(v, "sasl_mechanism"), *user = json_get(v, "sasl_username"),
+                *pass = json_get(v, "sasl_password"), *ca = json_get(v, "ssl_ca_location");
+    if (!one_of(proto, protocols, TE_ARRAY_LEN(protocols))) {
+        snprintf(err, errlen,
+                 "field 'spec.%s.protocol' must be PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL",
+                 name);
+        return ENDPOINT_EINVAL;
+    }
+    bool sasl = strncmp(proto, "SASL_", 5) == 0, ssl = strstr(proto, "SSL") != NULL;
+    if (!sasl && (mech || user || pass)) {
+        snprintf(err, errlen,
+                 "fields 'spec.%s.sasl_*' need protocol SASL_PLAINTEXT or SASL_SSL", name);
+        return ENDPOINT_EINVAL;
+    }
+    if (sasl && !(mech && user && pass)) {
+        snprintf(err, errlen,
+                 "protocol %s needs 'spec.%s.sasl_mechanism', 'sasl_username' and "
+                 "'sasl_password'",
+                 proto, name);
+        return ENDPOINT_EINVAL;
+    }
+    if (mech && !one_of(mech->valuestring, mechanisms, TE_ARRAY_LEN(mechanisms))) {
+        snprintf(err, errlen,
+                 "field 'spec.%s.sasl_mechanism' must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512",
+                 name);
+        return ENDPOINT_EINVAL;
+    }
+    if (user && user->valuestring[0] == '\0') {
+        snprintf(err, errlen, "field 'spec.%s.sasl_username' must not be empty", name);
+        return ENDPOINT_EINVAL;
+    }
+    if (pass && !is_secret_placeholder(pass->valuestring)) {
+        snprintf(err, errlen,
+                 "field 'spec.%s.sasl_password' must be one placeholder such as "
+                 "\"{{secret.kafka_password}}\" (passwords are stored as secrets)",
+                 name);
+        return ENDPOINT_EINVAL;
+    }
+    if (ca && (!ssl || ca->valuestring[0] == '\0')) {
+        snprintf(err, errlen,
+                 "field 'spec.%s.ssl_ca_location' needs protocol SSL or SASL_SSL and a path",
+                 name);
+        return ENDPOINT_EINVAL;
+    }
+    return 0;
+}
+
 static const struct spec_field http_fields[] = {
     {"url", JT_STRING, true, check_nonempty, NULL},
     {"method", JT_STRING, true, check_method, NULL},
@@ -187,6 +276,7 @@ static const struct spec_field kafka_fields[] = {
     {"headers", JT_OBJECT, false, check_headers, NULL},
     {"acks", JT_STRING, false, check_acks, "\"all\""},
     {"timeout_ms", JT_INT, false, check_timeout, "10000"},
+    {"security", JT_OBJECT, false, check_kafka_security, NULL},
 };
 
 static const struct spec_field redis_fields[] = {

@@ -375,13 +375,18 @@ static void on_http_done(void *arg, const struct httpd_result *res)
 /* A failure found before anything was sent (e.g. an unresolvable template): never retried. */
 void exec_fail_now(struct exec *e, const char *type, const char *message)
 {
+    exec_fail_attempt(e, type, message, false);
+}
+
+void exec_fail_attempt(struct exec *e, const char *type, const char *message, bool retryable)
+{
     struct buf err = BUF_INIT;
     int rc = buf_puts(&err, "{\"type\":") | buf_json_str(&err, type, strlen(type)) |
              buf_puts(&err, ",\"message\":") | buf_json_str(&err, message, strlen(message)) |
              buf_putc(&err, '}');
     struct attempt_result r = {
         .ok = false,
-        .retryable = false,
+        .retryable = retryable,
         .json = rc == 0 ? err.data : NULL,
         .what = type,
         .detail = message,

@@ -9,6 +9,7 @@
 #include "core/json.h"
 #include "domain/template.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,11 +39,11 @@ static void parts_free(struct parts *p)
         free(p->owned[i]);
 }
 
-/* Renders a string field of the spec; NULL (with err set) when it does not resolve. */
-static const char *render_field(struct exec *e, const struct template_vars *vars,
-                                const char *field, struct parts *p, char *err, size_t errlen)
+/* Renders a string member of obj; NULL (with err set) when it does not resolve. */
+static const char *render_member(const cJSON *obj, const struct template_vars *vars,
+                                 const char *field, struct parts *p, char *err, size_t errlen)
 {
-    const cJSON *v = json_get(e->spec, field);
+    const cJSON *v = json_get(obj, field);
     struct buf out = BUF_INIT;
     if (!v || !cJSON_IsString(v))
         return NULL;
@@ -51,6 +52,12 @@ static const char *render_field(struct exec *e, const struct template_vars *vars
         return NULL;
     }
     return parts_keep(p, buf_steal(&out));
+}
+
+static const char *render_field(struct exec *e, const struct template_vars *vars,
+                                const char *field, struct parts *p, char *err, size_t errlen)
+{
+    return render_member(e->spec, vars, field, p, err, errlen);
 }
 
 /* A JSON value as message text: strings as they are, anything else as compact JSON. */
@@ -210,18 +217,44 @@ static int kafka_headers(struct exec *e, const struct template_vars *vars, struc
     return 0;
 }
 
+/* spec.security, rendered; absent members stay NULL (librdkafka's defaults). */
+static int kafka_security(struct exec *e, const struct template_vars *vars, struct parts *p,
+                          struct kafkad_security *sec, char *err, size_t errlen)
+{
+    static const char *const names[] = {"protocol", "sasl_mechanism", "sasl_username",
+                                        "sasl_password", "ssl_ca_location"};
+    const char **slots[] = {&sec->protocol, &sec->sasl_mechanism, &sec->sasl_username,
+                            &sec->sasl_password, &sec->ssl_ca_location};
+    const cJSON *obj = json_get(e->spec, "security");
+    *sec = (struct kafkad_security){0};
+    for (size_t i = 0; obj && i < TE_ARRAY_LEN(names); i++) {
+        if (!json_get(obj, names[i]))
+            continue;
+        if (!(*slots[i] = render_member(obj, vars, names[i], p, err, errlen)))
+            return -1;
+    }
+    return 0;
+}
+
+/* kafkad_send() refusals that a later attempt may not meet again. */
+static bool kafka_refusal_transient(int rc)
+{
+    return rc == -ENOBUFS || rc == -ENOMEM || rc == -EMFILE || rc == -ENFILE;
+}
+
 void exec_send_kafka(struct exec *e, const struct template_vars *vars)
 {
     char err[300] = "out of memory", attempt[16];
     struct parts p = {.n = 0};
     struct kafkad_header headers[MAX_PARTS + 2];
-    int nh = 0;
+    int nh = 0, rc;
+    struct kafkad_security sec;
     cJSON *value = NULL;
     const char *servers = render_field(e, vars, "bootstrap_servers", &p, err, sizeof(err));
     const char *topic = servers ? render_field(e, vars, "topic", &p, err, sizeof(err)) : NULL;
     const char *key = NULL, *value_text_s = NULL;
     snprintf(attempt, sizeof(attempt), "%d", e->attempt);
-    if (!topic)
+    if (!topic || kafka_security(e, vars, &p, &sec, err, sizeof(err)) < 0)
         goto unresolvable;
     if (json_get(e->spec, "key_template") &&
         !(key = render_field(e, vars, "key_template", &p, err, sizeof(err))))
@@ -233,6 +266,7 @@ void exec_send_kafka(struct exec *e, const struct template_vars *vars)
     const cJSON *acks = json_get(e->spec, "acks");
     struct kafkad_request rq = {
         .bootstrap_servers = servers,
+        .security = sec,
         .acks = acks ? acks->valuestring : "all",
         .topic = topic,
         .key = key,
@@ -243,8 +277,10 @@ void exec_send_kafka(struct exec *e, const struct template_vars *vars)
         .nheaders = nh,
         .timeout_ms = exec_timeout_ms(e),
     };
-    if (kafkad_send(e->w->kafkad, &rq, on_kafka_done, e) < 0)
-        exec_fail_now(e, "BROKER_ERROR", "the message could not be queued");
+    rc = kafkad_send(e->w->kafkad, &rq, on_kafka_done, e);
+    if (rc < 0)
+        exec_fail_attempt(e, "BROKER_ERROR", kafkad_error(e->w->kafkad),
+                          kafka_refusal_transient(rc));
     goto done;
 unresolvable:
     exec_fail_now(e, "TEMPLATE_RESOLUTION_FAILED", err);

@@ -121,6 +121,8 @@ bool exec_aborted(struct exec *e);
 void exec_attempt_done(struct exec *e, const struct attempt_result *r);
 /* A failure found before anything was sent: recorded, never retried. */
 void exec_fail_now(struct exec *e, const char *type, const char *message);
+/* A failure of the attempt that happened before anything reached the target. */
+void exec_fail_attempt(struct exec *e, const char *type, const char *message, bool retryable);
 long exec_timeout_ms(const struct exec *e);
 /* streams.c: KAFKA and REDIS_STREAM deliveries */
 void exec_send_kafka(struct exec *e, const struct template_vars *vars);

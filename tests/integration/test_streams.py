@@ -174,3 +174,37 @@ def test_kafka_broker_down_then_back_without_restart(te, db):
         assert srv.is_running()
     finally:
         k.stop()
+
+
+def test_kafka_security_settings_reach_their_own_producer(te, db, broker):
+    """spec.security selects librdkafka's security.protocol and SASL settings, with the password
+    taken from a secret: a SASL endpoint gets a producer of its own (the test broker speaks no
+    SASL, so its attempts fail with librdkafka's reason), while a plaintext endpoint to the same
+    broker keeps delivering. The password appears in no response, attempt or log line."""
+    password = "kafka-sasl-" + uuid.uuid4().hex
+    secret = uniq("kpw")
+    assert_status(te.post("/secrets", json={"name": secret, "value": password}), 201)
+    plain = kafka_endpoint(bootstrap_servers=broker, topic="orders", timeout_ms=1500)
+    sasl = kafka_endpoint(bootstrap_servers=broker, topic="orders", timeout_ms=1500,
+                          security={"protocol": "SASL_PLAINTEXT", "sasl_mechanism": "PLAIN",
+                                    "sasl_username": "svc-orders",
+                                    "sasl_password": "{{secret.%s}}" % secret})
+    assert_status(te.post("/endpoints", json=plain), 201)
+    created = assert_status(te.post("/endpoints", json=sasl), 201)
+    assert created["spec"]["security"]["sasl_password"] == "{{secret.%s}}" % secret
+
+    before = create_job(te, plain["name"], {"order_id": "p-1"})
+    denied = create_job(te, sasl["name"], {"order_id": "s-1"})
+    assert final(db, before, 30)[0] == "SUCCESS"
+    status, _, attempts = final(db, denied, 30)
+    assert status == "FAILED" and attempts == 1
+    err = attempt_errors(db, denied)[0]
+    assert err["type"] in ("BROKER_ERROR", "TIMEOUT") and "SASL" in err["message"], err
+    after = create_job(te, plain["name"], {"order_id": "p-2"})
+    assert final(db, after, 30)[0] == "SUCCESS"
+
+    # The secret is in use: it cannot be deleted under the endpoint.
+    assert te.delete(f"/secrets/{secret}").status_code == 409
+    shown = te.get(f"/endpoints/{sasl['name']}").text + te.get(f"/executions/{denied}/attempts").text
+    assert password not in shown
+    assert password not in te.log_text()

@@ -233,6 +233,65 @@ static const struct spec_case spec_cases[] = {
              "field 'spec.bootstrap_servers' must not be empty"),
     SPEC_BAD(EP_KAFKA, "{\"bootstrap_servers\":\"b\",\"topic\":\"\",\"value_template\":{}}",
              "field 'spec.topic' must not be empty"),
+    /* spec.security */
+    SPEC_OK(EP_KAFKA,
+            "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
+            "\"SCRAM-SHA-512\",\"sasl_username\":\"{{config.u}}\",\"sasl_password\":"
+            "\"{{secret.kp}}\",\"ssl_ca_location\":\"/etc/ssl/certs\"}}",
+            "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
+            "\"SCRAM-SHA-512\",\"sasl_username\":\"{{config.u}}\",\"sasl_password\":"
+            "\"{{secret.kp}}\",\"ssl_ca_location\":\"/etc/ssl/certs\"}," KAFKA_DEF "}"),
+    SPEC_OK(EP_KAFKA, "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SSL\"}}",
+            "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SSL\"}," KAFKA_DEF "}"),
+    SPEC_OK(EP_KAFKA,
+            "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_PLAINTEXT\",\"sasl_mechanism\":"
+            "\"PLAIN\",\"sasl_username\":\"u\",\"sasl_password\":\"{{secret.p}}\"}}",
+            "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_PLAINTEXT\",\"sasl_mechanism\":"
+            "\"PLAIN\",\"sasl_username\":\"u\",\"sasl_password\":\"{{secret.p}}\"}," KAFKA_DEF
+            "}"),
+    SPEC_BAD(EP_KAFKA, "{" KAFKA_MIN ",\"security\":{}}",
+             "missing required field 'spec.security.protocol'"),
+    SPEC_BAD(EP_KAFKA, "{" KAFKA_MIN ",\"security\":\"SSL\"}",
+             "field 'spec.security' must be an object"),
+    SPEC_BAD(EP_KAFKA, "{" KAFKA_MIN ",\"security\":{\"protocol\":\"ssl\"}}",
+             "field 'spec.security.protocol' must be PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL"),
+    SPEC_BAD(EP_KAFKA, "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SSL\",\"tls\":true}}",
+             "unknown field 'spec.security.tls'"),
+    SPEC_BAD(EP_KAFKA,
+             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SSL\",\"sasl_username\":\"u\"}}",
+             "fields 'spec.security.sasl_*' need protocol SASL_PLAINTEXT or SASL_SSL"),
+    SPEC_BAD(EP_KAFKA,
+             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
+             "\"PLAIN\",\"sasl_username\":\"u\"}}",
+             "protocol SASL_SSL needs 'spec.security.sasl_mechanism', 'sasl_username' and "
+             "'sasl_password'"),
+    SPEC_BAD(EP_KAFKA,
+             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
+             "\"GSSAPI\",\"sasl_username\":\"u\",\"sasl_password\":\"{{secret.p}}\"}}",
+             "field 'spec.security.sasl_mechanism' must be PLAIN, SCRAM-SHA-256 or SCRAM-SHA-512"),
+    SPEC_BAD(EP_KAFKA,
+             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
+             "\"PLAIN\",\"sasl_username\":\"\",\"sasl_password\":\"{{secret.p}}\"}}",
+             "field 'spec.security.sasl_username' must not be empty"),
+    SPEC_BAD(EP_KAFKA,
+             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
+             "\"PLAIN\",\"sasl_username\":\"u\",\"sasl_password\":\"hunter2\"}}",
+             "field 'spec.security.sasl_password' must be one placeholder such as "
+             "\"{{secret.kafka_password}}\" (passwords are stored as secrets)"),
+    SPEC_BAD(EP_KAFKA,
+             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
+             "\"PLAIN\",\"sasl_username\":\"u\",\"sasl_password\":\"{{config.p}}\"}}",
+             "field 'spec.security.sasl_password' must be one placeholder such as "
+             "\"{{secret.kafka_password}}\" (passwords are stored as secrets)"),
+    SPEC_BAD(EP_KAFKA,
+             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
+             "\"PLAIN\",\"sasl_username\":\"u\",\"sasl_password\":\"x{{secret.p}}\"}}",
+             "field 'spec.security.sasl_password' must be one placeholder such as "
+             "\"{{secret.kafka_password}}\" (passwords are stored as secrets)"),
+    SPEC_BAD(EP_KAFKA,
+             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"PLAINTEXT\",\"ssl_ca_location\":"
+             "\"/etc/ssl\"}}",
+             "field 'spec.security.ssl_ca_location' needs protocol SSL or SASL_SSL and a path"),
     SPEC_BAD(EP_KAFKA, "{" KAFKA_MIN ",\"acks\":\"2\"}",
              "field 'spec.acks' must be \"0\", \"1\" or \"all\""),
     SPEC_BAD(EP_KAFKA, "{" KAFKA_MIN ",\"acks\":\"ALL\"}",

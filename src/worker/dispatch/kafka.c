@@ -48,6 +48,7 @@ struct kafkad_prod {
     struct kafkad_prod *next;
     enum prod_state state;
     char *bootstrap;
+    char *sec[5]; /* copies of struct kafkad_security, in its field order */
     char acks[4]; /* "0", "1" or "all" */
     long timeout_ms;
     rd_kafka_t *rk;
@@ -56,6 +57,8 @@ struct kafkad_prod {
     uv_poll_t poll;
     unsigned pending;
     uint64_t last_used; /* uv_now() of the last send or completion */
+    bool outage;        /* every broker is down; warned once, cleared by the next delivery */
+    char last_error[200]; /* librdkafka's last connection error, until a delivery succeeds */
 };
 
 struct kafkad_send {
@@ -76,6 +79,7 @@ struct kafkad {
     unsigned inflight;
     uv_timer_t timer; /* close deadline / teardown trigger */
     uv_timer_t sweep; /* idle producer reaper (unref'd) */
+    char error[256];         /* why the last failed kafkad_send() failed */
     unsigned open_handles;   /* d->timer and d->sweep, once closing */
     unsigned closing_prods;  /* producers between prod_close() and prod_on_closed() */
     void (*done)(void *arg);
@@ -159,47 +163,84 @@ static enum kafkad_outcome err_outcome(rd_kafka_resp_err_t err)
     }
 }
 
+/*
+ * A failed delivery's reason: librdkafka's, and for a timeout (whose own text
+ * says nothing of why) the last connection error since the last success.
+ */
+static void delivery_failed(struct kafkad_send *s, rd_kafka_resp_err_t err)
+{
+    struct kafkad_prod *p = s->p;
+    enum kafkad_outcome o = err_outcome(err);
+    char msg[sizeof p->last_error + 96];
+    if (o == KAFKAD_TIMEOUT && p->last_error[0])
+        snprintf(msg, sizeof msg, "%s (last broker error: %s)", rd_kafka_err2str(err),
+                 p->last_error);
+    else
+        snprintf(msg, sizeof msg, "%s", rd_kafka_err2str(err));
+    send_fail(s, o, msg);
+}
+
 static void on_delivery(rd_kafka_t *rk, const rd_kafka_message_t *m, void *opaque)
 {
-    (void)rk;
-    (void)opaque;
+    struct kafkad_prod *p = opaque;
     struct kafkad_send *s = m->_private;
+    (void)rk;
     if (!s)
         return;
     if (m->err == RD_KAFKA_RESP_ERR_NO_ERROR) {
         struct kafkad_result r = {
             .outcome = KAFKAD_OK, .partition = m->partition, .offset = m->offset};
+        if (p->outage)
+            log_info("kafkad: brokers reachable again");
+        p->outage = false;
+        p->last_error[0] = '\0';
         send_complete(s, &r);
     } else if (m->err == RD_KAFKA_RESP_ERR__PURGE_QUEUE ||
                m->err == RD_KAFKA_RESP_ERR__PURGE_INFLIGHT) {
         send_fail(s, KAFKAD_BROKER_ERROR, KAFKAD_SHUTDOWN_MSG);
     } else {
-        send_fail(s, err_outcome(m->err), rd_kafka_err2str(m->err));
+        delivery_failed(s, m->err);
     }
 }
 
 /* ---- producers ------------------------------------------------------------- */
 
+/*
+ * Errors and logs are served by rd_kafka_poll() on the loop thread (log.queue).
+ * Connection trouble is expected during a broker outage and librdkafka reports
+ * it on every reconnect: it goes to debug, is remembered to explain failed
+ * deliveries, and one warning marks the start of an outage (all brokers down)
+ * with one info line at its end (the next successful delivery).
+ */
 static void on_rk_error(rd_kafka_t *rk, int err, const char *reason, void *opaque)
 {
     struct kafkad_prod *p = opaque;
     (void)rk;
-    if (err == RD_KAFKA_RESP_ERR__FATAL) {
+    switch (err) {
+    case RD_KAFKA_RESP_ERR__FATAL:
         log_error("kafkad: producer failed: %s", reason);
         if (p->state == PROD_OPEN)
             p->state = PROD_FAILED;
         return;
+    case RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN:
+        if (!p->outage)
+            log_warn("kafkad: %s; deliveries fail until a broker is back (%s)", reason,
+                     p->last_error[0] ? p->last_error : "no connection error reported");
+        p->outage = true;
+        return;
+    default:
+        log_debug("kafkad: %s: %s", rd_kafka_err2name((rd_kafka_resp_err_t)err), reason);
+        snprintf(p->last_error, sizeof p->last_error, "%s", reason);
+        return;
     }
-    log_debug("kafkad: %s: %s", rd_kafka_err2name((rd_kafka_resp_err_t)err), reason);
 }
 
-/* Served by rd_kafka_poll() on the loop thread (log.queue=true). */
 static void on_rk_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
     (void)rk;
-    if (level <= 3)
+    if (level <= 3 && strcmp(fac, "FAIL") != 0)
         log_warn("kafkad: %s: %s", fac, buf);
-    else if (level == 4)
+    else if (level <= 4 && strcmp(fac, "FAIL") != 0)
         log_info("kafkad: %s: %s", fac, buf);
     else
         log_debug("kafkad: %s: %s", fac, buf);
@@ -217,6 +258,29 @@ static void prod_on_readable(uv_poll_t *h, int status, int events)
     rd_kafka_poll(p->rk, 0);
 }
 
+#define SEC_N 5
+#define SEC_PASSWORD 3
+
+static void sec_view(const struct kafkad_security *sec, const char *out[SEC_N])
+{
+    out[0] = sec->protocol;
+    out[1] = sec->sasl_mechanism;
+    out[2] = sec->sasl_username;
+    out[3] = sec->sasl_password;
+    out[4] = sec->ssl_ca_location;
+}
+
+static void prod_free(struct kafkad_prod *p)
+{
+    for (int i = 0; i < SEC_N; i++) {
+        if (p->sec[i])
+            explicit_bzero(p->sec[i], strlen(p->sec[i]));
+        free(p->sec[i]);
+    }
+    free(p->bootstrap);
+    free(p);
+}
+
 static void prod_on_closed(uv_handle_t *h)
 {
     struct kafkad_prod *p = h->data;
@@ -226,8 +290,7 @@ static void prod_on_closed(uv_handle_t *h)
     rd_kafka_destroy(p->rk); /* queues are empty: only joins librdkafka's threads */
     close(p->fds[0]);
     close(p->fds[1]);
-    free(p->bootstrap);
-    free(p);
+    prod_free(p);
     d->closing_prods--;
     kafkad_maybe_free(d);
 }
@@ -243,11 +306,14 @@ static void prod_close(struct kafkad_prod *p)
     uv_close((uv_handle_t *)&p->poll, prod_on_closed);
 }
 
-static int conf_put(rd_kafka_conf_t *conf, const char *name, const char *value)
+/* Sets one property; a refusal is kept in d->error (librdkafka never quotes the value). */
+static int conf_put(struct kafkad *d, rd_kafka_conf_t *conf, const char *name, const char *value)
 {
-    char errstr[256];
+    char errstr[200];
+    if (!value)
+        return 0;
     if (rd_kafka_conf_set(conf, name, value, errstr, sizeof errstr) != RD_KAFKA_CONF_OK) {
-        log_warn("kafkad: %s: %s", name, errstr);
+        snprintf(d->error, sizeof d->error, "%s", errstr);
         return -EINVAL;
     }
     return 0;
@@ -256,15 +322,22 @@ static int conf_put(rd_kafka_conf_t *conf, const char *name, const char *value)
 /* Builds the producer configuration; conf is the caller's to destroy on error. */
 static int prod_conf(struct kafkad_prod *p, rd_kafka_conf_t *conf)
 {
+    static const char *const sec_props[SEC_N] = {"security.protocol", "sasl.mechanisms",
+                                                 "sasl.username", "sasl.password",
+                                                 "ssl.ca.location"};
+    struct kafkad *d = p->d;
     char tmo[32];
     snprintf(tmo, sizeof tmo, "%ld", p->timeout_ms);
-    if (conf_put(conf, "bootstrap.servers", p->bootstrap) < 0 ||
-        conf_put(conf, "client.id", "taskexec") < 0 || conf_put(conf, "acks", p->acks) < 0 ||
-        conf_put(conf, "log.queue", "true") < 0 ||
-        conf_put(conf, "message.timeout.ms", tmo) < 0 ||
-        conf_put(conf, "request.timeout.ms", tmo) < 0)
+    if (conf_put(d, conf, "bootstrap.servers", p->bootstrap) < 0 ||
+        conf_put(d, conf, "client.id", "taskexec") < 0 || conf_put(d, conf, "acks", p->acks) < 0 ||
+        conf_put(d, conf, "log.queue", "true") < 0 ||
+        conf_put(d, conf, "message.timeout.ms", tmo) < 0 ||
+        conf_put(d, conf, "request.timeout.ms", tmo) < 0)
         return -EINVAL;
-    if (strcmp(p->acks, "all") == 0 && conf_put(conf, "enable.idempotence", "true") < 0)
+    for (int i = 0; i < SEC_N; i++)
+        if (conf_put(d, conf, sec_props[i], p->sec[i]) < 0)
+            return -EINVAL;
+    if (strcmp(p->acks, "all") == 0 && conf_put(d, conf, "enable.idempotence", "true") < 0)
         return -EINVAL;
     rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
     rd_kafka_conf_set_error_cb(conf, on_rk_error);
@@ -282,7 +355,7 @@ static int prod_start(struct kafkad_prod *p)
         goto fail;
     p->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
     if (!p->rk) {
-        log_warn("kafkad: cannot create producer: %s", errstr);
+        snprintf(p->d->error, sizeof p->d->error, "cannot create the producer: %.200s", errstr);
         rc = -EIO;
         goto fail;
     }
@@ -304,8 +377,8 @@ fail:
     return rc;
 }
 
-static int prod_new(struct kafkad *d, const char *bootstrap, const char *acks, long timeout_ms,
-                    struct kafkad_prod **out)
+static int prod_new(struct kafkad *d, const char *bootstrap, const char *acks,
+                    const char *const sec[SEC_N], long timeout_ms, struct kafkad_prod **out)
 {
     int rc = -ENOMEM;
     struct kafkad_prod *p = calloc(1, sizeof *p);
@@ -318,6 +391,9 @@ static int prod_new(struct kafkad *d, const char *bootstrap, const char *acks, l
     p->bootstrap = strdup(bootstrap);
     if (!p->bootstrap)
         goto fail;
+    for (int i = 0; i < SEC_N; i++)
+        if (sec[i] && !(p->sec[i] = strdup(sec[i])))
+            goto fail;
     if (pipe2(p->fds, O_NONBLOCK | O_CLOEXEC) < 0) {
         rc = -errno;
         goto fail;
@@ -352,22 +428,43 @@ fail:
         close(p->fds[0]);
         close(p->fds[1]);
     }
-    free(p->bootstrap);
-    free(p);
+    prod_free(p);
+    if (rc == -ENOMEM)
+        snprintf(d->error, sizeof d->error, "out of memory");
+    else if (rc != -EINVAL && rc != -EIO)
+        snprintf(d->error, sizeof d->error, "cannot create the producer: %s", strerror(-rc));
     return rc;
 }
 
-static int prod_get(struct kafkad *d, const char *bootstrap, const char *acks, long timeout_ms,
-                    struct kafkad_prod **out)
+static bool str_same(const char *a, const char *b)
 {
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+static bool prod_matches(const struct kafkad_prod *p, const char *bootstrap, const char *acks,
+                         const char *const sec[SEC_N], long timeout_ms)
+{
+    if (p->state != PROD_OPEN || p->timeout_ms != timeout_ms || strcmp(p->acks, acks) != 0 ||
+        strcmp(p->bootstrap, bootstrap) != 0)
+        return false;
+    for (int i = 0; i < SEC_N; i++)
+        if (!str_same(p->sec[i], sec[i]))
+            return false;
+    return true;
+}
+
+static int prod_get(struct kafkad *d, const struct kafkad_request *req, const char *acks,
+                    long timeout_ms, struct kafkad_prod **out)
+{
+    const char *sec[SEC_N];
+    sec_view(&req->security, sec);
     for (struct kafkad_prod *p = d->prods; p; p = p->next) {
-        if (p->state == PROD_OPEN && p->timeout_ms == timeout_ms && strcmp(p->acks, acks) == 0 &&
-            strcmp(p->bootstrap, bootstrap) == 0) {
+        if (prod_matches(p, req->bootstrap_servers, acks, sec, timeout_ms)) {
             *out = p;
             return 0;
         }
     }
-    return prod_new(d, bootstrap, acks, timeout_ms, out);
+    return prod_new(d, req->bootstrap_servers, acks, sec, timeout_ms, out);
 }
 
 static void on_sweep(uv_timer_t *t)
@@ -420,20 +517,24 @@ static const char *acks_norm(const char *acks)
     return NULL;
 }
 
-static int req_check(const struct kafkad_request *req, kafkad_done_cb cb)
+static int req_check(struct kafkad *d, const struct kafkad_request *req, kafkad_done_cb cb)
 {
     if (!req || !cb || !req->bootstrap_servers || !*req->bootstrap_servers || !req->topic ||
         !*req->topic || !acks_norm(req->acks) || req->nheaders < 0 ||
         (req->nheaders > 0 && !req->headers) || (!req->value && req->value_len))
-        return -EINVAL;
+        goto fail;
     for (int i = 0; i < req->nheaders; i++)
         if (!req->headers[i].name)
-            return -EINVAL;
+            goto fail;
     return 0;
+fail:
+    snprintf(d->error, sizeof d->error, "invalid request");
+    return -EINVAL;
 }
 
-static int produce_err(rd_kafka_resp_err_t err)
+static int produce_err(struct kafkad *d, rd_kafka_resp_err_t err)
 {
+    snprintf(d->error, sizeof d->error, "%s", rd_kafka_err2str(err));
     switch (err) {
     case RD_KAFKA_RESP_ERR__QUEUE_FULL:
         return -ENOBUFS;
@@ -442,7 +543,6 @@ static int produce_err(rd_kafka_resp_err_t err)
     case RD_KAFKA_RESP_ERR__INVALID_ARG:
         return -EINVAL;
     default:
-        log_warn("kafkad: produce refused: %s", rd_kafka_err2str(err));
         return -EIO;
     }
 }
@@ -450,8 +550,10 @@ static int produce_err(rd_kafka_resp_err_t err)
 static int produce(struct kafkad_prod *p, const struct kafkad_request *req, struct kafkad_send *s)
 {
     rd_kafka_headers_t *hdrs = rd_kafka_headers_new((size_t)req->nheaders);
-    if (!hdrs)
+    if (!hdrs) {
+        snprintf(p->d->error, sizeof p->d->error, "out of memory");
         return -ENOMEM;
+    }
     for (int i = 0; i < req->nheaders; i++) {
         const struct kafkad_header *h = &req->headers[i];
         rd_kafka_header_add(hdrs, h->name, -1, h->value, (ssize_t)h->value_len);
@@ -463,28 +565,32 @@ static int produce(struct kafkad_prod *p, const struct kafkad_request *req, stru
         RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(s), RD_KAFKA_V_END);
     if (err) {
         rd_kafka_headers_destroy(hdrs); /* only taken over on success */
-        return produce_err(err);
+        return produce_err(p->d, err);
     }
     return 0;
 }
 
 int kafkad_send(struct kafkad *d, const struct kafkad_request *req, kafkad_done_cb cb, void *arg)
 {
-    if (d->state != KAFKAD_RUNNING)
+    if (d->state != KAFKAD_RUNNING) {
+        snprintf(d->error, sizeof d->error, "%s", KAFKAD_SHUTDOWN_MSG);
         return -ESHUTDOWN;
-    int rc = req_check(req, cb);
+    }
+    int rc = req_check(d, req, cb);
     if (rc < 0)
         return rc;
     long tmo = req->timeout_ms > 0 ? req->timeout_ms : d->default_timeout_ms;
     if (tmo < KAFKAD_TIMEOUT_MIN_MS)
         tmo = KAFKAD_TIMEOUT_MIN_MS;
     struct kafkad_prod *p = NULL;
-    rc = prod_get(d, req->bootstrap_servers, acks_norm(req->acks), tmo, &p);
+    rc = prod_get(d, req, acks_norm(req->acks), tmo, &p);
     if (rc < 0)
         return rc;
     struct kafkad_send *s = calloc(1, sizeof *s);
-    if (!s)
+    if (!s) {
+        snprintf(d->error, sizeof d->error, "out of memory");
         return -ENOMEM;
+    }
     *s = (struct kafkad_send){.p = p, .cb = cb, .arg = arg, .start_ns = uv_hrtime()};
     rc = produce(p, req, s);
     if (rc < 0) {
@@ -499,6 +605,11 @@ int kafkad_send(struct kafkad *d, const struct kafkad_request *req, kafkad_done_
     d->inflight++;
     p->last_used = uv_now(d->loop);
     return 0;
+}
+
+const char *kafkad_error(const struct kafkad *d)
+{
+    return d->error;
 }
 
 unsigned kafkad_inflight(const struct kafkad *d)

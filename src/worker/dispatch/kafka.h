@@ -2,7 +2,8 @@
  * Kafka delivery (produce one record) on the libuv loop, with librdkafka.
  *
  * One struct kafkad keeps librdkafka producers, created on first use and
- * shared per distinct (bootstrap_servers, acks, timeout_ms). The timeout is
+ * shared per distinct (bootstrap_servers, acks, security settings,
+ * timeout_ms). The timeout is
  * part of the key because message.timeout.ms is a topic-level setting that
  * librdkafka fixes per topic handle, and topic handles are shared per name
  * inside a producer: a producer per distinct timeout is the only way to give
@@ -44,8 +45,18 @@ struct kafkad_header {
     size_t value_len;
 };
 
+/* Connection security; all NULL is PLAINTEXT. */
+struct kafkad_security {
+    const char *protocol;        /* "PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL" */
+    const char *sasl_mechanism;  /* "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512" */
+    const char *sasl_username;
+    const char *sasl_password;   /* never logged; wiped when its producer is freed */
+    const char *ssl_ca_location; /* CA file or directory; NULL = the system's CA store */
+};
+
 struct kafkad_request {
     const char *bootstrap_servers; /* "host:port[,host:port...]" */
+    struct kafkad_security security;
     const char *acks;              /* "0", "1", "all" (or "-1"); NULL = "all" */
     const char *topic;
     const void *key; /* NULL = no key */
@@ -85,12 +96,15 @@ int kafkad_new(uv_loop_t *loop, const struct kafkad_config *cfg, struct kafkad *
  * librdkafka rejects), -ENOMEM, -EMFILE/-ENFILE (no pipe), -EIO (producer
  * could not be created or librdkafka refused the record), -ENOBUFS (the
  * producer's queue is full), -EMSGSIZE, or -ESHUTDOWN (kafkad_close() was
- * called); cb is then never called. An unreachable broker is not an error
- * here: it completes as TIMEOUT or BROKER_ERROR.
- * cb may call kafkad_send() and kafkad_close().
+ * called); cb is then never called, and kafkad_error() says why. An
+ * unreachable broker is not an error here: it completes as TIMEOUT or
+ * BROKER_ERROR. cb may call kafkad_send() and kafkad_close().
  */
 int kafkad_send(struct kafkad *d, const struct kafkad_request *req, kafkad_done_cb cb,
                 void *arg) TE_MUSTCHECK;
+
+/* Why the last kafkad_send() that failed did (librdkafka's words where it had them). */
+const char *kafkad_error(const struct kafkad *d);
 
 /* Sends started whose callback has not run yet. */
 unsigned kafkad_inflight(const struct kafkad *d);
