@@ -1,6 +1,7 @@
 """Real stream targets for the integration tests: a private redis-server and the Kafka-protocol
 test broker (tests/tools/kafka_mock_broker), plus helpers to read back what reached them."""
 
+import json
 import os
 import select
 import signal
@@ -51,14 +52,22 @@ class Redis:
 
     def stream_entries(self, stream):
         """Every entry of stream as (id, {field: value}) with str fields and values, read
-        with XRANGE in pages so large streams come back whole."""
+        with XRANGE in pages so large streams come back whole. Read as JSON (RESP2 arrays):
+        redis-cli 7's --csv prints a whole multi-entry reply on one line, which cannot be
+        split back into entries reliably."""
         entries, start = [], "-"
         while True:
-            out = subprocess.run(["redis-cli", "-p", str(self.port), "--no-auth-warning",
-                                  *(["-a", self.password] if self.password else []),
-                                  "--csv", "XRANGE", stream, start, "+", "COUNT", "500"],
-                                 capture_output=True, text=True, timeout=60).stdout
-            page = parse_xrange_csv(out)
+            r = subprocess.run(["redis-cli", "-p", str(self.port), "--no-auth-warning",
+                                *(["-a", self.password] if self.password else []),
+                                "-2", "--json", "XRANGE", stream, start, "+", "COUNT", "500"],
+                               capture_output=True, text=True, timeout=60)
+            try:
+                reply = json.loads(r.stdout)
+            except ValueError:
+                raise AssertionError(f"XRANGE {stream}: unexpected redis-cli output"
+                                     f" {r.stdout[:300]!r} {r.stderr[:300]!r}") from None
+            assert isinstance(reply, list), f"XRANGE {stream}: {reply!r:.300}"
+            page = [(eid, dict(zip(flat[0::2], flat[1::2]))) for eid, flat in reply]
             if start != "-" and page and page[0][0] == start:
                 page = page[1:]
             if not page:
