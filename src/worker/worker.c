@@ -17,7 +17,6 @@
 #include <string.h>
 
 #define WAKE_JITTER_MS 5
-#define KAFKA_CLOSE_FLUSH_MS 1000
 
 /* $1 worker id, $2 how many, $3 lease grace in seconds. The lease covers the endpoint's timeout. */
 static struct db_stmt q_claim = DB_STMT(
@@ -288,7 +287,11 @@ void worker_close(struct worker *w, void (*done)(void *arg), void *arg)
     if (w->listen)
         db_conn_close(w->listen, on_part_closed, w);
     httpd_close(w->httpd, on_part_closed, w);
-    /* In-flight produce requests had the drain period; a last bounded flush, then close. */
-    kafkad_close(w->kafkad, KAFKA_CLOSE_FLUSH_MS, on_part_closed, w);
+    /*
+     * Produce requests in flight belong to executions in flight, which the
+     * drain period (bounded by the shutdown timeout) already waited for: by
+     * now they are done, or the deadline has passed and the rest is purged.
+     */
+    kafkad_close(w->kafkad, 0, on_part_closed, w);
     redisd_close(w->redisd, on_part_closed, w);
 }

@@ -208,3 +208,55 @@ def test_kafka_security_settings_reach_their_own_producer(te, db, broker):
     shown = te.get(f"/endpoints/{sasl['name']}").text + te.get(f"/executions/{denied}/attempts").text
     assert password not in shown
     assert password not in te.log_text()
+
+
+def _running(db, ids):
+    rows = db.execute("SELECT count(*) FROM executions WHERE execution_id = ANY(%s)"
+                      " AND status = 'RUNNING'", (ids,)).fetchone()
+    return rows[0] == len(ids)
+
+
+def test_sigterm_lets_kafka_deliveries_in_flight_finish(te_factory):
+    """SIGTERM with produce requests in flight: taskexec stops claiming, waits (at most the
+    shutdown timeout) for the broker's acknowledgements, records them and exits 0."""
+    import psycopg
+    k = KafkaBroker("slow:1", rtt_ms=400).start()
+    try:
+        srv = te_factory(env={"TE_WORKER_SHUTDOWN_TIMEOUT_SEC": "30"})
+        with psycopg.connect(srv.env["TE_DATABASE_URL"], autocommit=True) as db:
+            ep = kafka_endpoint(bootstrap_servers=k.bootstrap, topic="slow", timeout_ms=30000)
+            assert_status(srv.post("/endpoints", json=ep), 201)
+            ids = [create_job(srv, ep["name"], {"order_id": f"s-{i}"}) for i in range(5)]
+            wait_until(lambda: _running(db, ids), scaled(10), what="5 executions RUNNING")
+            t0 = time.monotonic()
+            srv.stop(timeout=scaled(40))
+            took = time.monotonic() - t0
+            rows = db.execute("SELECT status, attempt_count FROM executions"
+                              " WHERE execution_id = ANY(%s)", (ids,)).fetchall()
+            assert rows == [("SUCCESS", 1)] * 5, rows
+            assert took < 30, took
+        keys = sorted(m.key() for m in k.consume("slow", 5, scaled(20)))
+        assert keys == [f"s-{i}".encode() for i in range(5)]
+    finally:
+        k.stop()
+
+
+def test_sigterm_is_bounded_by_the_shutdown_timeout(te_factory):
+    """A broker slower than the shutdown timeout: taskexec exits on time anyway; the executions
+    stay RUNNING under their lease (a later reclaim retries them), none is marked done."""
+    import psycopg
+    k = KafkaBroker("slower:1", rtt_ms=5000).start()
+    try:
+        srv = te_factory(env={"TE_WORKER_SHUTDOWN_TIMEOUT_SEC": "1"})
+        with psycopg.connect(srv.env["TE_DATABASE_URL"], autocommit=True) as db:
+            ep = kafka_endpoint(bootstrap_servers=k.bootstrap, topic="slower", timeout_ms=60000)
+            assert_status(srv.post("/endpoints", json=ep), 201)
+            ids = [create_job(srv, ep["name"], {"order_id": f"t-{i}"}) for i in range(3)]
+            wait_until(lambda: _running(db, ids), scaled(10), what="3 executions RUNNING")
+            t0 = time.monotonic()
+            srv.stop(timeout=scaled(15))
+            assert time.monotonic() - t0 < scaled(6)
+            assert _running(db, ids)
+            assert "deadline reached" in srv.log_text()
+    finally:
+        k.stop()

@@ -3,11 +3,14 @@
  * (librdkafka, kcat, confluent-kafka) to produce, consume, use consumer groups and
  * commit offsets.
  *
- * Usage: kafka_mock_broker [--brokers N] [--topic NAME[:PARTITIONS]]... [--port 0]
+ * Usage: kafka_mock_broker [--brokers N] [--topic NAME[:PARTITIONS]]... [--rtt-ms MS]
+ *                          [--port 0]
  *
  *   --brokers N                 number of mock brokers (1..16, default 1)
  *   --topic NAME[:PARTITIONS]   pre-create a topic (default 1 partition); repeatable.
  *                               Other topics are auto-created on first use by clients.
+ *   --rtt-ms MS                 every broker answers each request MS milliseconds late
+ *                               (0..60000, default 0): a slow cluster, for shutdown tests
  *   --port P                    only 0 is accepted: librdkafka 2.0.x has no API to bind a
  *                               mock broker to a fixed port; every broker listens on
  *                               127.0.0.1 on a port chosen by the kernel.
@@ -44,7 +47,7 @@ struct topic_opt {
 static void usage(void)
 {
     fprintf(stderr, "usage: kafka_mock_broker [--brokers N] [--topic NAME[:PARTITIONS]]... "
-                    "[--port 0]\n");
+                    "[--rtt-ms MS] [--port 0]\n");
 }
 
 /* Parses a decimal int in [lo, hi]; returns -1 on error. */
@@ -88,7 +91,7 @@ static int parse_topic(const char *arg, struct topic_opt *t)
 
 int main(int argc, char **argv)
 {
-    int brokers = 1;
+    int brokers = 1, rtt_ms = 0;
     struct topic_opt topics[MAX_TOPICS];
     int ntopics = 0;
 
@@ -112,6 +115,12 @@ int main(int argc, char **argv)
                 return 2;
             }
             ntopics++;
+            i++;
+        } else if (strcmp(a, "--rtt-ms") == 0 && v) {
+            if (parse_int(v, 0, 60000, &rtt_ms) != 0) {
+                fprintf(stderr, "kafka_mock_broker: bad --rtt-ms '%s' (0..60000)\n", v);
+                return 2;
+            }
             i++;
         } else if (strcmp(a, "--port") == 0 && v) {
             int port;
@@ -178,6 +187,13 @@ int main(int argc, char **argv)
             rd_kafka_destroy(rk);
             return 1;
         }
+    }
+
+    if (rtt_ms > 0 && rd_kafka_mock_broker_set_rtt(mc, -1, rtt_ms) != 0) {
+        fprintf(stderr, "kafka_mock_broker: cannot set the brokers' RTT\n");
+        rd_kafka_mock_cluster_destroy(mc);
+        rd_kafka_destroy(rk);
+        return 1;
     }
 
     printf("BOOTSTRAP %s\n", rd_kafka_mock_cluster_bootstraps(mc));

@@ -76,24 +76,11 @@ class Redis:
             start = page[-1][0]
 
 
-def parse_xrange_csv(text):
-    """Parses `redis-cli --csv XRANGE` output: one entry per line, "id","f1","v1",..."""
-    import csv
-    import io
-    entries = []
-    for row in csv.reader(io.StringIO(text)):
-        if not row:
-            continue
-        fields = dict(zip(row[1::2], row[2::2]))
-        entries.append((row[0], fields))
-    return entries
-
-
 class KafkaBroker:
     """kafka_mock_broker as a subprocess. down()/up() take every broker down (connections
     closed, new ones refused) and back up on the same addresses (SIGUSR1 / SIGUSR2)."""
 
-    def __init__(self, *topics, brokers=1):
+    def __init__(self, *topics, brokers=1, rtt_ms=0):
         tools = os.environ.get("TE_TOOLS")
         if not tools:
             pytest.skip("TE_TOOLS is not set (`make integration` sets it)")
@@ -101,6 +88,8 @@ class KafkaBroker:
         self.args = ["--brokers", str(brokers)]
         for t in topics:
             self.args += ["--topic", t]
+        if rtt_ms:
+            self.args += ["--rtt-ms", str(rtt_ms)]
         self.proc = None
         self.bootstrap = None
 
