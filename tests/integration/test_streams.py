@@ -260,3 +260,17 @@ def test_sigterm_is_bounded_by_the_shutdown_timeout(te_factory):
             assert "deadline reached" in srv.log_text()
     finally:
         k.stop()
+
+
+def test_kafka_producer_that_cannot_be_created_fails_without_retry(te, db, broker):
+    """A CA path that does not exist stops librdkafka from creating the producer: the attempt
+    fails at once with librdkafka's reason and is not retried (another try cannot help)."""
+    ep = kafka_endpoint(bootstrap_servers=broker, topic="orders",
+                        security={"protocol": "SSL", "ssl_ca_location": "/nonexistent/ca.pem"})
+    ep["retry_policy"] = {"max_attempts": 3, "initial_delay_ms": 100}
+    assert_status(te.post("/endpoints", json=ep), 201)
+    eid = create_job(te, ep["name"], {"order_id": "x"})
+    status, _, attempts = final(db, eid)
+    assert status == "FAILED" and attempts == 1
+    err = attempt_errors(db, eid)[0]
+    assert err["type"] == "BROKER_ERROR" and "ssl.ca.location" in err["message"], err
