@@ -1,6 +1,8 @@
 """KAFKA and REDIS_STREAM delivery through the real pipeline: a real redis-server and the
 Kafka-protocol test broker (tests/tools/kafka_mock_broker), consumed with real clients."""
 
+import json
+import subprocess
 import time
 import uuid
 
@@ -123,11 +125,21 @@ def test_kafka_message_with_key_value_headers(te, db, broker):
             found = m
     c.close()
     assert found is not None
-    import json
     assert json.loads(found.value()) == {"order_id": "o-1", "amount": 12.5}
     headers = {k: v.decode() for k, v in found.headers()}
     assert headers["ce-type"] == "order.created" and headers["Idempotency-Key"] == eid
     assert headers["X-Taskexec-Attempt"] == "1"
+    # The same record through kcat, as an operator would look at it.
+    out = subprocess.run(["kcat", "-b", broker, "-C", "-t", "orders", "-o", "beginning", "-e",
+                          "-q", "-J"], capture_output=True, text=True, timeout=scaled(30)).stdout
+    seen = [json.loads(line) for line in out.splitlines() if line.strip()]
+    mine = [r for r in seen if r.get("key") == "o-1"]
+    assert len(mine) == 1, seen
+    rec = mine[0]
+    assert json.loads(rec["payload"]) == {"order_id": "o-1", "amount": 12.5}
+    assert (rec["partition"], rec["offset"]) == (output["partition"], output["offset"])
+    kh = dict(zip(rec["headers"][0::2], rec["headers"][1::2]))
+    assert kh["Idempotency-Key"] == eid and kh["ce-type"] == "order.created"
 
 
 def test_kafka_unreachable_broker_fails_after_retries(te, db):
@@ -274,3 +286,34 @@ def test_kafka_producer_that_cannot_be_created_fails_without_retry(te, db, broke
     assert status == "FAILED" and attempts == 1
     err = attempt_errors(db, eid)[0]
     assert err["type"] == "BROKER_ERROR" and "ssl.ca.location" in err["message"], err
+
+
+def test_redis_wrong_key_type_is_a_stream_error(te, db, redis):
+    """XADD onto a key that holds a string: Redis answers WRONGTYPE, recorded as STREAM_ERROR
+    with Redis's words, and retried per the policy (someone may fix the key meanwhile)."""
+    redis.cli("SET", "not-a-stream", "x")
+    ep = redis_endpoint(redis_url=redis.url(), stream="not-a-stream")
+    ep["retry_policy"] = {"max_attempts": 2, "initial_delay_ms": 100}
+    assert_status(te.post("/endpoints", json=ep), 201)
+    eid = create_job(te, ep["name"], {"user_id": "u"})
+    status, _, attempts = final(db, eid)
+    assert status == "FAILED" and attempts == 2
+    errors = attempt_errors(db, eid)
+    assert all(e["type"] == "STREAM_ERROR" and "WRONGTYPE" in e["message"] for e in errors), errors
+    assert redis.cli("GET", "not-a-stream") == "x"
+
+
+def test_redis_approximate_trimming_keeps_at_least_max_len(te, db, redis):
+    """approximate_trimming (the default) sends MAXLEN ~ n: Redis trims whole nodes only (5
+    entries each here), so 42 entries leave more than n; the exact form (tested above) leaves
+    exactly n."""
+    redis.cli("CONFIG", "SET", "stream-node-max-entries", "5")
+    ep = redis_endpoint(redis_url=redis.url(), stream="approx", max_len=5,
+                        fields_template={"n": "{{input.n}}"})
+    assert_status(te.post("/endpoints", json=ep), 201)
+    ids = [create_job(te, ep["name"], {"n": i}) for i in range(42)]
+    assert all(final(db, i)[0] == "SUCCESS" for i in ids)
+    length = int(redis.cli("XLEN", "approx"))
+    assert 5 < length < 42, length
+    entries = redis.stream_entries("approx")
+    assert len(entries) == length and entries[-1][1]["n"] in {str(i) for i in range(42)}
