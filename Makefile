@@ -1,6 +1,7 @@
 # taskexec — build, run and test.
 #   make            build build/taskexec
 #   make run        install missing packages, build, start on a private PostgreSQL
+#                   KAFKA=1: also a Kafka test broker; REDIS=1: also a private redis-server
 #   make test       install missing packages, run every test (also under ASan+UBSan)
 #   make bench      benchmarks (bench/)
 #   make fmt / lint
@@ -76,10 +77,16 @@ tools: $(TOOL_BINS)
 deps:
 	@scripts/install-deps.sh test
 
+# KAFKA=1 / REDIS=1 (or TE_RUN_KAFKA / TE_RUN_REDIS in the environment) also start local
+# stream targets; see scripts/run.sh.
+run: RUN_KAFKA = $(or $(KAFKA),$(TE_RUN_KAFKA))
+run: RUN_REDIS = $(or $(REDIS),$(TE_RUN_REDIS))
+run: RUN_ENV = TE_RUN_KAFKA='$(RUN_KAFKA)' TE_RUN_REDIS='$(RUN_REDIS)'
 run:
-	@scripts/install-deps.sh run
-	@$(MAKE) --no-print-directory all
-	@scripts/run.sh
+	@$(RUN_ENV) scripts/install-deps.sh run
+	@$(MAKE) --no-print-directory all \
+	    $(if $(filter 1 yes true on,$(RUN_KAFKA)),$(BUILD)/tools/kafka_mock_broker)
+	@$(RUN_ENV) scripts/run.sh
 
 unit: $(UNIT_BINS)
 	@scripts/run-unit.sh $(UNIT_BINS)

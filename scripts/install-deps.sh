@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs the Debian packages taskexec needs to build, run and test, when missing.
 # Usage: scripts/install-deps.sh [build|run|test]   (each level includes the previous)
+# With TE_RUN_REDIS=1 (`make run REDIS=1`) it also installs redis-server and redis-cli, with
+# TE_RUN_KAFKA=1 (`make run KAFKA=1`) kcat, to read the test Kafka broker's topics.
 set -euo pipefail
 
 level=${1:-build}
@@ -17,6 +19,15 @@ case $level in
     test) want+=("${run_pkgs[@]}" "${test_pkgs[@]}") ;;
     *) echo "usage: $0 [build|run|test]" >&2; exit 2 ;;
 esac
+enabled() { # value: 1, yes, true or on
+    case $1 in 1 | yes | true | on) return 0 ;; *) return 1 ;; esac
+}
+if enabled "${TE_RUN_REDIS:-}"; then
+    want+=(redis-server redis-tools)
+fi
+if enabled "${TE_RUN_KAFKA:-}"; then
+    want+=(kcat)
+fi
 
 missing=()
 for p in "${want[@]}"; do

@@ -9,6 +9,19 @@
 # encryption key are generated on first run (.run/api-key, .run/secret-key, mode 0600) and
 # reused; variables you export yourself (TE_API_KEYS, TE_API_KEYS_FILE,
 # TE_SECRET_ENCRYPTION_KEY, TE_LISTEN_ADDR, TE_DATABASE_URL, ...) win.
+#
+# Local stream targets, to try KAFKA and REDIS_STREAM endpoints without installing Kafka or
+# configuring Redis (`make run KAFKA=1 REDIS=1` sets these; 1/yes/true/on enables):
+#   TE_RUN_KAFKA=1  starts build/tools/kafka_mock_broker (`make tools`), a Kafka-protocol
+#                   broker on librdkafka's mock cluster that keeps messages in memory, with
+#                   topic `events` (3 partitions). Its address (a new port on every run) is
+#                   written to .run/kafka.bootstrap, its diagnostics to .run/kafka.log.
+#   TE_RUN_REDIS=1  starts a private redis-server on 127.0.0.1 at a free port kept in
+#                   .run/redis.port, without persistence (working directory .run/redis, log
+#                   .run/redis.log); its URL is written to .run/redis.url.
+# Each runs in its own session like PostgreSQL, is shown in the banner with a ready-to-paste
+# endpoint, job and read-back command, and is stopped (SIGTERM, then waited for) when
+# taskexec exits or when startup fails; its .run/*.bootstrap or .run/*.url file is removed then.
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd -P)
@@ -18,7 +31,33 @@ bin=${TE_BIN:-$repo/build/taskexec}
 say() { printf 'run: %s\n' "$*" >&2; }
 die() { say "error: $*"; exit 1; }
 
+# flag NAME: 1 when the environment variable NAME is 1, yes, true or on; 0 when it is unset,
+# empty, 0, no, false or off.
+flag() {
+    local v=${!1:-}
+    case $v in
+        1 | yes | true | on) echo 1 ;;
+        "" | 0 | no | false | off) echo 0 ;;
+        *) die "$1=$v: expected 1 (on) or 0 (off)" ;;
+    esac
+}
+
 [[ -x $bin ]] || die "$bin not found: build it with \`make\`"
+run_kafka=$(flag TE_RUN_KAFKA)
+run_redis=$(flag TE_RUN_REDIS)
+kafka_broker=$repo/build/tools/kafka_mock_broker
+kafka_topic=events
+redis_stream=events
+# Checked before anything is started, so that a missing program fails fast.
+if ((run_kafka)); then
+    [[ -x $kafka_broker ]] || die "$kafka_broker not found: build it with \`make tools\`"
+fi
+if ((run_redis)); then
+    for prog in redis-server redis-cli; do
+        command -v "$prog" >/dev/null 2>&1 ||
+            die "$prog not found: \`make run REDIS=1\` installs it (Debian packages redis-server, redis-tools)"
+    done
+fi
 mkdir -p "$run_dir"
 
 # -- keys -------------------------------------------------------------------------------
@@ -81,16 +120,73 @@ stop_pg() {
     "${as_pg[@]}" "$pg_bin/pg_ctl" -D "$pg_data" -m fast -w -t 60 stop >/dev/null ||
         say "warning: pg_ctl stop failed (log: $pg_dir/postgres.log)"
 }
-trap stop_pg EXIT
+
+# -- background helpers (Kafka test broker, redis-server) ---------------------------------
+
+kafka_pid= # set while we own a running process that must be stopped at exit
+redis_pid=
+
+# alive PID: the process exists and has not exited (a zombie does not count).
+alive() {
+    local stat
+    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    stat=${stat##*) } # the state follows the command name, which may hold spaces
+    [[ -n $stat && ${stat%% *} != Z ]]
+}
+
+# stop_child NAME PID: SIGTERM, wait up to 10 s for it to exit (then SIGKILL), and reap it.
+stop_child() {
+    local name=$1 pid=$2 i
+    if alive "$pid"; then
+        say "stopping $name"
+        kill -TERM "$pid" 2>/dev/null || true
+        for i in $(seq 100); do
+            alive "$pid" || break
+            if ((i == 100)); then
+                say "warning: $name (pid $pid) did not stop within 10 s; killing it"
+                kill -KILL "$pid" 2>/dev/null || true
+            fi
+            sleep 0.1
+        done
+    fi
+    wait "$pid" 2>/dev/null || true
+}
+
+stop_kafka() {
+    [[ -n $kafka_pid ]] || return 0
+    stop_child "the Kafka test broker" "$kafka_pid"
+    kafka_pid=
+    rm -f "$run_dir/kafka.bootstrap" "$run_dir/kafka.out"
+}
+
+stop_redis() {
+    [[ -n $redis_pid ]] || return 0
+    stop_child "redis-server" "$redis_pid"
+    redis_pid=
+    rm -f "$run_dir/redis.url"
+}
+
+# Stops whatever this script started; also runs when startup fails halfway. Signals are
+# ignored meanwhile so that a second Ctrl-C cannot cut the cleanup short (every step has a
+# time limit).
+stop_all() {
+    trap '' INT TERM HUP
+    stop_kafka
+    stop_redis
+    stop_pg
+}
+trap stop_all EXIT
 
 port_in_use() { # port: something accepts connections on 127.0.0.1:port
     (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# pick_port NAME: a free port on 127.0.0.1, preferably the one kept in .run/NAME.port from an
+# earlier run (so that addresses stay the same); the choice is written there.
 pick_port() {
-    local p
-    if [[ -s $run_dir/pg.port ]]; then
-        p=$(<"$run_dir/pg.port")
+    local p file=$run_dir/$1.port
+    if [[ -s $file ]]; then
+        p=$(<"$file")
         if [[ $p =~ ^[0-9]+$ ]] && ! port_in_use "$p"; then
             echo "$p"
             return
@@ -99,12 +195,12 @@ pick_port() {
     for _ in $(seq 200); do
         p=$((20000 + RANDOM % 40000))
         if ! port_in_use "$p"; then
-            echo "$p" >"$run_dir/pg.port"
+            echo "$p" >"$file"
             echo "$p"
             return
         fi
     done
-    die "no free port for PostgreSQL"
+    die "no free port for $1"
 }
 
 # The pid in postmaster.pid if that process is a live (not zombie) PostgreSQL, else nothing.
@@ -194,7 +290,7 @@ start_private_pg() {
         done
     else
         clear_stale_pid
-        pg_port=$(pick_port)
+        pg_port=$(pick_port pg)
         echo "$pg_port" >"$run_dir/pg.port"
         say "starting PostgreSQL on 127.0.0.1:$pg_port (log: .run/pg/postgres.log)"
         # Own session: a Ctrl-C on the terminal reaches taskexec, not PostgreSQL, so taskexec
@@ -225,6 +321,70 @@ else
     db_note="TE_DATABASE_URL from your environment"
 fi
 
+# -- local stream targets -------------------------------------------------------------------
+
+start_kafka() {
+    local out=$run_dir/kafka.out log=$run_dir/kafka.log line deadline=$((SECONDS + 15))
+    rm -f "$run_dir/kafka.bootstrap" "$out"
+    say "starting the Kafka test broker (log: .run/kafka.log)"
+    # Own session, like PostgreSQL: Ctrl-C reaches taskexec only, and the broker is stopped
+    # after taskexec is done with it. (A background job of a non-interactive script leads no
+    # process group, so setsid execs the broker in place and $! is the broker's pid.)
+    setsid "$kafka_broker" --topic "$kafka_topic:3" </dev/null >"$out" 2>"$log" &
+    kafka_pid=$!
+    # Its first line on stdout is "BOOTSTRAP 127.0.0.1:PORT" (read succeeds on a whole line).
+    until IFS= read -r line 2>/dev/null <"$out"; do
+        if ! alive "$kafka_pid"; then
+            tail -n 20 "$log" >&2 || true
+            die "the Kafka test broker exited before printing its address (log: .run/kafka.log)"
+        fi
+        if ((SECONDS >= deadline)); then
+            tail -n 20 "$log" >&2 || true
+            die "the Kafka test broker did not print its address within 15 s (log: .run/kafka.log)"
+        fi
+        sleep 0.1
+    done
+    rm -f "$out"
+    [[ $line =~ ^BOOTSTRAP\ ([0-9.:,]+)$ ]] ||
+        die "the Kafka test broker printed '$line' instead of 'BOOTSTRAP 127.0.0.1:PORT'"
+    kafka_bootstrap=${BASH_REMATCH[1]}
+    printf '%s\n' "$kafka_bootstrap" >"$run_dir/kafka.bootstrap"
+}
+
+start_redis() {
+    local dir=$run_dir/redis log=$run_dir/redis.log deadline=$((SECONDS + 15)) port
+    port=$(pick_port redis)
+    rm -f "$run_dir/redis.url"
+    mkdir -p "$dir"
+    say "starting redis-server on 127.0.0.1:$port (log: .run/redis.log)"
+    # No config file: only these settings; nothing is written to disk. Own session, as above.
+    setsid redis-server --bind 127.0.0.1 --port "$port" --save "" --appendonly no \
+        --dir "$dir" --daemonize no </dev/null >"$log" 2>&1 &
+    redis_pid=$!
+    until [[ $(timeout --foreground 2 redis-cli -h 127.0.0.1 -p "$port" PING 2>/dev/null) == PONG ]] &&
+        alive "$redis_pid"; do
+        if ! alive "$redis_pid"; then
+            tail -n 20 "$log" >&2 || true
+            die "redis-server exited (log: .run/redis.log)"
+        fi
+        if ((SECONDS >= deadline)); then
+            tail -n 20 "$log" >&2 || true
+            die "redis-server did not answer PING within 15 s (log: .run/redis.log)"
+        fi
+        sleep 0.1
+    done
+    redis_url=redis://127.0.0.1:$port
+    redis_port=$port
+    printf '%s\n' "$redis_url" >"$run_dir/redis.url"
+}
+
+if ((run_kafka)); then
+    start_kafka
+fi
+if ((run_redis)); then
+    start_redis
+fi
+
 # -- taskexec -------------------------------------------------------------------------------
 
 listen_host=${TE_LISTEN_ADDR%:*}
@@ -232,22 +392,53 @@ listen_port=${TE_LISTEN_ADDR##*:}
 [[ $listen_host == 0.0.0.0 || $listen_host == "[::]" || -z $listen_host ]] && listen_host=127.0.0.1
 base_url="http://$listen_host:$listen_port"
 
+auth="-H \"Authorization: Bearer $shown_api_key\""
 cat <<EOF
 
   taskexec      $base_url
   API key       $shown_api_key  $api_key_note
   secret key    $shown_secret_key
   database      $db_note
+EOF
+if ((run_kafka)); then
+    echo "  kafka         $kafka_bootstrap  (test broker, topic $kafka_topic, in memory; .run/kafka.bootstrap)"
+fi
+if ((run_redis)); then
+    echo "  redis         $redis_url  (private redis-server, no persistence; .run/redis.url)"
+fi
+cat <<EOF
 
-  try:  curl -H "Authorization: Bearer $shown_api_key" $base_url/payload-specs
+  try:  curl $auth $base_url/payload-specs
   stop: Ctrl-C
 
 EOF
+# Ready-to-paste examples: an endpoint, a job that sends one message through it, and a
+# command that reads the message back. $RANDOM gives every pasted job a new idempotency key.
+if ((run_kafka)); then
+    cat <<EOF
+  Kafka: create an endpoint, send a message, read it back
+    curl -s $auth -X POST $base_url/endpoints -d '{"name":"local-kafka","type":"KAFKA","spec":{"bootstrap_servers":"$kafka_bootstrap","topic":"$kafka_topic","value_template":{"message":"{{input.message}}"}}}'
+    curl -s $auth -X POST $base_url/jobs -d '{"endpoint":"local-kafka","trigger":"IMMEDIATE","idempotency_key":"try-'\$RANDOM'","input":{"message":"hello from taskexec"}}'
+    kcat -b $kafka_bootstrap -C -t $kafka_topic -e -o beginning
+  The broker gets a new port on every run: when local-kafka exists already, send the same
+  endpoint body with -X PUT $base_url/endpoints/local-kafka instead.
+
+EOF
+fi
+if ((run_redis)); then
+    cat <<EOF
+  Redis: create an endpoint, send a message, read it back
+    curl -s $auth -X POST $base_url/endpoints -d '{"name":"local-redis","type":"REDIS_STREAM","spec":{"redis_url":"$redis_url","stream":"$redis_stream","fields_template":{"message":"{{input.message}}"}}}'
+    curl -s $auth -X POST $base_url/jobs -d '{"endpoint":"local-redis","trigger":"IMMEDIATE","idempotency_key":"try-'\$RANDOM'","input":{"message":"hello from taskexec"}}'
+    redis-cli -p $redis_port XRANGE $redis_stream - +
+
+EOF
+fi
 
 # taskexec runs as a background job so that this script can wait for it, forward SIGTERM
-# and still stop PostgreSQL afterwards. Background jobs of a script start with SIGINT
-# ignored; the subshell restores it so that Ctrl-C (SIGINT to the whole foreground process
-# group) reaches taskexec directly.
+# and still stop PostgreSQL and the stream targets afterwards. Background jobs of a script
+# start with SIGINT ignored; the subshell restores it so that Ctrl-C (SIGINT to the whole
+# foreground process group) reaches taskexec directly.
 interrupted=0
 (
     trap - INT QUIT
@@ -271,5 +462,5 @@ if ((interrupted)); then
 else
     say "taskexec exited with code $rc"
 fi
-stop_pg
+stop_all
 exit "$rc"
