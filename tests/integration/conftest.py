@@ -6,6 +6,7 @@
     te_factory  function  starts more taskexec processes: te_factory(db=..., env={...})
                           (db=None → a fresh database); stopped and checked after the test
     db          function  a psycopg connection (autocommit) to module_db
+    redis       function  a private redis-server on a free loopback port (harness/streams.py)
 
 Run one test:  TE_BIN=$PWD/build/taskexec /usr/bin/python3 -m pytest -q \
                    tests/integration/test_configs.py::test_crud
@@ -18,6 +19,7 @@ import os
 import pytest
 
 from harness.postgres import Postgres
+from harness.streams import Redis
 from harness.taskexec import Taskexec, TaskexecFactory
 from harness.util import te_bin
 
@@ -77,6 +79,16 @@ def te_factory(pg, taskexec_binary, tmp_path):
 def db(pg, module_db):
     with pg.connect(module_db) as conn:
         yield conn
+
+
+@pytest.fixture
+def redis(tmp_path):
+    r = Redis(tmp_path)
+    r.start()
+    try:
+        yield r
+    finally:
+        r.stop()
 
 
 @pytest.fixture

@@ -1,15 +1,13 @@
 """Several taskexec processes on ONE database: exactly-once claims under load, recovery of
 the executions of a process killed with SIGKILL, and no double cron ticks."""
 
-import threading
 import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
-import requests
 
-from harness.api import assert_status, uniq
+from harness.api import assert_status, thread_session, uniq
 from harness.sink import sink  # noqa: F401 - fixture
 from harness.util import scaled, wait_until
 
@@ -42,17 +40,9 @@ def test_three_processes_deliver_each_execution_exactly_once(pg, te_factory, sin
     ep = make_endpoint(first, sink.url("/ok"))
     n_jobs = 2000
 
-    local = threading.local()
-
     def create(i):
         te = procs[i % 3]
-        sessions = getattr(local, "sessions", None)
-        if sessions is None:
-            sessions = local.sessions = {}
-        s = sessions.get(te.base_url)
-        if s is None:
-            s = sessions[te.base_url] = requests.Session()
-            s.headers["Authorization"] = f"Bearer {te.api_key}"
+        s = thread_session(te)
         body = {"endpoint": ep, "trigger": "IMMEDIATE", "idempotency_key": f"k{i}-{uuid.uuid4().hex}",
                 "input": {"n": i}}
         r = s.post(te.base_url + "/jobs", json=body, timeout=scaled(30))

@@ -13,14 +13,6 @@ from harness.streams import KafkaBroker, Redis
 from harness.util import free_port, scaled, wait_until
 
 
-@pytest.fixture
-def redis(tmp_path):
-    r = Redis(tmp_path)
-    r.start()
-    yield r
-    r.stop()
-
-
 @pytest.fixture(scope="module")
 def kafka():
     k = KafkaBroker("orders:2").start()

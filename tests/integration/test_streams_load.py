@@ -4,18 +4,17 @@ all finish SUCCESS and each is delivered exactly once to its target (the HTTP si
 several-partition topic on the Kafka-protocol test broker, a stream on a real redis-server)."""
 
 import json
-import threading
 import time
 import uuid
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
-import requests
 
-from harness.api import assert_status, http_endpoint, kafka_endpoint, redis_endpoint, uniq
+from harness.api import (assert_status, http_endpoint, kafka_endpoint, redis_endpoint,
+                         thread_session, uniq)
 from harness.sink import sink  # noqa: F401 - fixture
-from harness.streams import KafkaBroker, Redis, header_map
+from harness.streams import KafkaBroker, header_map
 from harness.util import scaled, wait_until
 
 FAST = {"TE_WORKER_POLL_INTERVAL_MS": "50"}
@@ -23,14 +22,6 @@ N_JOBS = 1000
 TRANSPORTS = ("HTTP", "KAFKA", "REDIS_STREAM")  # execution i goes to TRANSPORTS[i % 3]
 PARTITIONS = 4
 TERMINAL = ("SUCCESS", "FAILED", "CANCELLED")
-
-
-@pytest.fixture
-def redis(tmp_path):
-    r = Redis(tmp_path)
-    r.start()
-    yield r
-    r.stop()
 
 
 @pytest.fixture
@@ -90,17 +81,9 @@ def test_mixed_load_two_processes_exactly_once(pg, te_factory, sink, redis, kafk
     for n, t in enumerate(TRANSPORTS):
         assert_status(procs[n % 2].post("/endpoints", json=eps[t]), 201)
 
-    local = threading.local()
-
     def create(i):
         te = procs[i % 2]
-        sessions = getattr(local, "sessions", None)
-        if sessions is None:
-            sessions = local.sessions = {}
-        s = sessions.get(te.base_url)
-        if s is None:
-            s = sessions[te.base_url] = requests.Session()
-            s.headers["Authorization"] = f"Bearer {te.api_key}"
+        s = thread_session(te)
         transport = TRANSPORTS[i % 3]
         body = {"endpoint": eps[transport]["name"], "trigger": "IMMEDIATE",
                 "idempotency_key": f"load-{i}-{uuid.uuid4().hex}", "input": {"seq": i}}

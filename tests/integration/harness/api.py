@@ -1,6 +1,7 @@
 """Assertions and request builders shared by the API tests."""
 
 import re
+import threading
 import uuid
 from datetime import datetime, timezone
 
@@ -12,6 +13,23 @@ RETRY_DEFAULTS = {
     "initial_delay_ms": 1000,
     "max_delay_ms": 60000,
 }
+
+
+_sessions = threading.local()
+
+
+def thread_session(te):
+    """A keep-alive requests.Session for this thread and this taskexec, with its API key, for
+    tests that create many jobs from a thread pool."""
+    import requests
+    by_url = getattr(_sessions, "by_url", None)
+    if by_url is None:
+        by_url = _sessions.by_url = {}
+    s = by_url.get(te.base_url)
+    if s is None:
+        s = by_url[te.base_url] = requests.Session()
+        s.headers["Authorization"] = f"Bearer {te.api_key}"
+    return s
 
 
 def uniq(prefix="t"):
