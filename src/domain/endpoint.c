@@ -40,6 +40,36 @@ static int check_nonempty(const cJSON *v, const char *name, char *err, size_t er
     return 0;
 }
 
+static int refuse_input(void *arg, const struct template_ref *r)
+{
+    (void)arg;
+    return r->ns == TPL_INPUT ? 1 : 0;
+}
+
+/*
+ * Fields that pick a connection (a broker, a Redis server) take {{config.*}}
+ * and {{secret.*}} only: each distinct value opens connections (a Kafka
+ * producer runs threads of its own), so job input must not choose them.
+ */
+static int check_no_input(const char *s, const char *name, char *err, size_t errlen)
+{
+    char terr[200];
+    if (template_scan(s, strlen(s), refuse_input, NULL, terr, sizeof(terr)) == 1) {
+        snprintf(err, errlen,
+                 "field 'spec.%s' may use {{config.*}} and {{secret.*}} placeholders only: job "
+                 "input cannot choose where to connect",
+                 name);
+        return ENDPOINT_EINVAL;
+    }
+    return 0;
+}
+
+static int check_connection(const cJSON *v, const char *name, char *err, size_t errlen)
+{
+    int rc = check_nonempty(v, name, err, errlen);
+    return rc ? rc : check_no_input(v->valuestring, name, err, errlen);
+}
+
 static int check_method(const cJSON *v, const char *name, char *err, size_t errlen)
 {
     static const char *const methods[] = {"GET", "POST", "PUT", "PATCH", "DELETE"};
@@ -163,7 +193,7 @@ static int check_max_len(const cJSON *v, const char *name, char *err, size_t err
 static int check_redis_url(const cJSON *v, const char *name, char *err, size_t errlen)
 {
     const char *s = v->valuestring;
-    if (check_nonempty(v, name, err, errlen))
+    if (check_connection(v, name, err, errlen))
         return ENDPOINT_EINVAL;
     if (strncmp(s, "{{", 2) == 0)
         return 0; /* resolved at run time; checked then */
@@ -209,8 +239,14 @@ static int check_kafka_security(const cJSON *v, const char *name, char *err, siz
         {"sasl_username", JT_STRING, false},  {"sasl_password", JT_STRING, false},
         {"ssl_ca_location", JT_STRING, false},
     };
+    char path[64];
     if (json_check_fields(v, fields, TE_ARRAY_LEN(fields), "spec.security.", err, errlen) < 0)
         return ENDPOINT_EINVAL;
+    for (const cJSON *c = v->child; c; c = c->next) {
+        snprintf(path, sizeof(path), "%s.%s", name, c->string);
+        if (cJSON_IsString(c) && check_no_input(c->valuestring, path, err, errlen))
+            return ENDPOINT_EINVAL;
+    }
     const char *proto = json_get(v, "protocol")->valuestring;
     const cJSON *mech = json_get(v, "sasl_mechanism"), *user = json_get(v, "sasl_username"),
                 *pass = json_get(v, "sasl_password"), *ca = json_get(v, "ssl_ca_location");
@@ -269,7 +305,7 @@ static const struct spec_field http_fields[] = {
 };
 
 static const struct spec_field kafka_fields[] = {
-    {"bootstrap_servers", JT_STRING, true, check_nonempty, NULL},
+    {"bootstrap_servers", JT_STRING, true, check_connection, NULL},
     {"topic", JT_STRING, true, check_nonempty, NULL},
     {"key_template", JT_STRING, false, NULL, NULL},
     {"value_template", JT_OBJECT, true, NULL, NULL},

@@ -379,3 +379,34 @@ def test_delete(te):
     assert r.status_code == 204 and r.content == b""
     assert_error(te.get(f"/endpoints/{ep['name']}"), 404, "ENDPOINT_NOT_FOUND")
     assert find_in_list(te, "/endpoints", ep["name"]) is None
+
+
+@pytest.mark.parametrize("spec", [
+    {"bootstrap_servers": "{{input.broker}}"},
+    {"bootstrap_servers": "kafka-{{input.n}}:9092"},
+    {"security": {"protocol": "SASL_SSL", "sasl_mechanism": "PLAIN", "sasl_username": "{{input.u}}",
+                  "sasl_password": "{{secret.p}}"}},
+])
+def test_kafka_connection_fields_refuse_job_input(te, spec):
+    ep = kafka_endpoint(**spec)
+    bad(te, ep, 400, "INVALID_REQUEST", "job input cannot choose where to connect")
+
+
+def test_redis_url_refuses_job_input(te):
+    bad(te, redis_endpoint(redis_url="redis://{{input.host}}:6379"), 400, "INVALID_REQUEST",
+        "spec.redis_url", "job input cannot choose where to connect")
+
+
+def test_kafka_security_rules(te):
+    ok = kafka_endpoint(security={"protocol": "SASL_SSL", "sasl_mechanism": "SCRAM-SHA-256",
+                                  "sasl_username": "{{config.user}}",
+                                  "sasl_password": "{{secret.kafka_pw}}"})
+    body = create(te, ok)
+    assert body["spec"]["security"] == ok["spec"]["security"]
+    bad(te, kafka_endpoint(security={"protocol": "SASL_SSL", "sasl_mechanism": "PLAIN",
+                                     "sasl_username": "u", "sasl_password": "literal-pw"}),
+        400, "INVALID_REQUEST", "sasl_password", "secret")
+    bad(te, kafka_endpoint(security={"protocol": "TLS"}), 400, "INVALID_REQUEST",
+        "spec.security.protocol")
+    bad(te, kafka_endpoint(security={"protocol": "SSL", "verify": False}), 400, "INVALID_REQUEST",
+        "spec.security.verify")

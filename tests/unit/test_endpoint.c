@@ -233,6 +233,29 @@ static const struct spec_case spec_cases[] = {
              "field 'spec.bootstrap_servers' must not be empty"),
     SPEC_BAD(EP_KAFKA, "{\"bootstrap_servers\":\"b\",\"topic\":\"\",\"value_template\":{}}",
              "field 'spec.topic' must not be empty"),
+    /* connection fields: no job input */
+    SPEC_BAD(EP_KAFKA,
+             "{\"bootstrap_servers\":\"{{input.host}}:9092\",\"topic\":\"t\",\"value_template\":{}}",
+             "field 'spec.bootstrap_servers' may use {{config.*}} and {{secret.*}} placeholders "
+             "only: job input cannot choose where to connect"),
+    SPEC_OK(EP_KAFKA,
+            "{\"bootstrap_servers\":\"{{config.b}},{{secret.b2}}\",\"topic\":\"t\","
+            "\"value_template\":{}}",
+            "{\"bootstrap_servers\":\"{{config.b}},{{secret.b2}}\",\"topic\":\"t\","
+            "\"value_template\":{}," KAFKA_DEF "}"),
+    SPEC_BAD(EP_KAFKA,
+             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
+             "\"PLAIN\",\"sasl_username\":\"{{input.user}}\",\"sasl_password\":\"{{secret.p}}\"}}",
+             "field 'spec.security.sasl_username' may use {{config.*}} and {{secret.*}} "
+             "placeholders only: job input cannot choose where to connect"),
+    SPEC_BAD(EP_REDIS_STREAM,
+             "{\"redis_url\":\"redis://{{input.h}}:6379\",\"stream\":\"s\",\"fields_template\":{}}",
+             "field 'spec.redis_url' may use {{config.*}} and {{secret.*}} placeholders only: "
+             "job input cannot choose where to connect"),
+    SPEC_BAD(EP_REDIS_STREAM,
+             "{\"redis_url\":\"{{input.url}}\",\"stream\":\"s\",\"fields_template\":{}}",
+             "field 'spec.redis_url' may use {{config.*}} and {{secret.*}} placeholders only: "
+             "job input cannot choose where to connect"),
     /* spec.security */
     SPEC_OK(EP_KAFKA,
             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_SSL\",\"sasl_mechanism\":"
