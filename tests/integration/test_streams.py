@@ -220,18 +220,26 @@ def _running(db, ids):
     return rows[0] == len(ids)
 
 
-def test_sigterm_lets_kafka_deliveries_in_flight_finish(te_factory):
-    """SIGTERM with produce requests in flight: taskexec stops claiming, waits (at most the
-    shutdown timeout) for the broker's acknowledgements, records them and exits 0."""
+def _slow_deliveries(te_factory, broker, topic, n, shutdown_sec, timeout_ms):
+    """A taskexec with n KAFKA executions RUNNING against broker: (taskexec, db, ids)."""
     import psycopg
+    srv = te_factory(env={"TE_WORKER_SHUTDOWN_TIMEOUT_SEC": str(shutdown_sec)})
+    db = psycopg.connect(srv.env["TE_DATABASE_URL"], autocommit=True)
+    ep = kafka_endpoint(bootstrap_servers=broker.bootstrap, topic=topic, timeout_ms=timeout_ms)
+    assert_status(srv.post("/endpoints", json=ep), 201)
+    ids = [create_job(srv, ep["name"], {"order_id": f"{topic}-{i}"}) for i in range(n)]
+    wait_until(lambda: _running(db, ids), scaled(10), what=f"{n} executions RUNNING")
+    return srv, db, ids
+
+
+def test_sigterm_lets_kafka_deliveries_in_flight_finish(te_factory):
+    """SIGTERM with produce requests in flight (each broker round trip takes 400 ms and a new
+    producer needs several): taskexec stops claiming, waits (at most the shutdown timeout) for
+    the broker's acknowledgements, records them and exits 0."""
     k = KafkaBroker("slow:1", rtt_ms=400).start()
     try:
-        srv = te_factory(env={"TE_WORKER_SHUTDOWN_TIMEOUT_SEC": "30"})
-        with psycopg.connect(srv.env["TE_DATABASE_URL"], autocommit=True) as db:
-            ep = kafka_endpoint(bootstrap_servers=k.bootstrap, topic="slow", timeout_ms=30000)
-            assert_status(srv.post("/endpoints", json=ep), 201)
-            ids = [create_job(srv, ep["name"], {"order_id": f"s-{i}"}) for i in range(5)]
-            wait_until(lambda: _running(db, ids), scaled(10), what="5 executions RUNNING")
+        srv, db, ids = _slow_deliveries(te_factory, k, "slow", 5, 30, 30000)
+        with db:
             t0 = time.monotonic()
             srv.stop(timeout=scaled(40))
             took = time.monotonic() - t0
@@ -240,7 +248,7 @@ def test_sigterm_lets_kafka_deliveries_in_flight_finish(te_factory):
             assert rows == [("SUCCESS", 1)] * 5, rows
             assert took < 30, took
         keys = sorted(m.key() for m in k.consume("slow", 5, scaled(20)))
-        assert keys == [f"s-{i}".encode() for i in range(5)]
+        assert keys == [f"slow-{i}".encode() for i in range(5)]
     finally:
         k.stop()
 
@@ -248,15 +256,10 @@ def test_sigterm_lets_kafka_deliveries_in_flight_finish(te_factory):
 def test_sigterm_is_bounded_by_the_shutdown_timeout(te_factory):
     """A broker slower than the shutdown timeout: taskexec exits on time anyway; the executions
     stay RUNNING under their lease (a later reclaim retries them), none is marked done."""
-    import psycopg
     k = KafkaBroker("slower:1", rtt_ms=5000).start()
     try:
-        srv = te_factory(env={"TE_WORKER_SHUTDOWN_TIMEOUT_SEC": "1"})
-        with psycopg.connect(srv.env["TE_DATABASE_URL"], autocommit=True) as db:
-            ep = kafka_endpoint(bootstrap_servers=k.bootstrap, topic="slower", timeout_ms=60000)
-            assert_status(srv.post("/endpoints", json=ep), 201)
-            ids = [create_job(srv, ep["name"], {"order_id": f"t-{i}"}) for i in range(3)]
-            wait_until(lambda: _running(db, ids), scaled(10), what="3 executions RUNNING")
+        srv, db, ids = _slow_deliveries(te_factory, k, "slower", 3, 1, 60000)
+        with db:
             t0 = time.monotonic()
             srv.stop(timeout=scaled(15))
             assert time.monotonic() - t0 < scaled(6)
