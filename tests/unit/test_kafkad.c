@@ -8,6 +8,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include "core/log.h"
 #include "worker/dispatch/kafka.h"
 
 #include <errno.h>
@@ -205,6 +206,7 @@ static void test_invalid_requests(void **state)
     assert_int_equal(kafkad_new(&loop, NULL, &d), 0);
     struct kafkad_request req = {.bootstrap_servers = bootstraps, .topic = "t1"};
     assert_int_equal(kafkad_send(d, &req, NULL, &g), -EINVAL);
+    assert_string_equal(kafkad_error(d), "invalid request");
     req.acks = "2";
     assert_int_equal(kafkad_send(d, &req, on_result, &g), -EINVAL);
     req.acks = "1";
@@ -215,6 +217,22 @@ static void test_invalid_requests(void **state)
     req.headers = hs;
     req.nheaders = 1;
     assert_int_equal(kafkad_send(d, &req, on_result, &g), -EINVAL);
+    req.nheaders = 0;
+    /* librdkafka refuses a setting: its reason, never the value of a password */
+    req.security = (struct kafkad_security){.protocol = "TLS", .sasl_password = "pw-123"};
+    assert_int_equal(kafkad_send(d, &req, on_result, &g), -EINVAL);
+    assert_non_null(strstr(kafkad_error(d), "security.protocol"));
+    assert_null(strstr(kafkad_error(d), "pw-123"));
+    req.security = (struct kafkad_security){.protocol = "SASL_SSL", .sasl_mechanism = "NOPE",
+                                            .sasl_username = "u", .sasl_password = "pw-123"};
+    assert_int_equal(kafkad_send(d, &req, on_result, &g), -EIO);
+    assert_non_null(strstr(kafkad_error(d), "Unsupported SASL mechanism"));
+    assert_null(strstr(kafkad_error(d), "pw-123"));
+    /* the producer cannot be created: librdkafka's reason */
+    req.security = (struct kafkad_security){.protocol = "SSL",
+                                            .ssl_ca_location = "/nonexistent/ca.pem"};
+    assert_int_equal(kafkad_send(d, &req, on_result, &g), -EIO);
+    assert_non_null(strstr(kafkad_error(d), "ssl.ca.location"));
     assert_int_equal(kafkad_inflight(d), 0);
     close_and_finish(&loop, d, &g, 0);
     assert_int_equal(g.n, 0);
@@ -243,6 +261,9 @@ static void test_unreachable_broker(void **state)
     assert_true(g.duration_ms[0] < 5000); /* about timeout_ms + librdkafka's 1 s scan */
     assert_true(strncmp(g.json[0], "{\"type\":\"", 9) == 0);
     assert_non_null(strstr(g.json[0], "\"message\":\""));
+    /* a timeout says why: the last connection error */
+    if (g.outcome[0] == KAFKAD_TIMEOUT)
+        assert_non_null(strstr(g.message[0], "(last broker error: "));
     close_and_finish(&loop, d, &g, 1000);
 }
 
@@ -402,6 +423,7 @@ static void test_result_json(void **state)
 
 int main(void)
 {
+    log_setup(LOG_ERROR, false); /* outages in these tests are expected: no warnings */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_result_json),
         cmocka_unit_test(test_invalid_requests),
