@@ -10,7 +10,8 @@ build_pkgs=(gcc make pkg-config libuv1-dev libpq-dev node-llhttp libcjson-dev li
             libhiredis-dev libsodium-dev libcurl4-openssl-dev tzdata ca-certificates)
 run_pkgs=(postgresql openssl)
 test_pkgs=(libcmocka-dev redis-server kcat python3 python3-pytest python3-requests
-           python3-psycopg python3-croniter python3-confluent-kafka procps)
+           python3-psycopg python3-croniter python3-confluent-kafka procps
+           clang-format cppcheck)
 
 want=("${build_pkgs[@]}")
 case $level in

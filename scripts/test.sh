@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs every test, twice: with the normal build (build/) and with ASan+UBSan (build/asan/).
+# Runs `make lint`, then every test, twice: with the normal build (build/) and with ASan+UBSan
+# (build/asan/).
 # Each pass: build (taskexec, tools, unit tests), C unit tests, the JSON-Schema test suite
 # (draft2020-12 and draft7), integration tests. What `make test` runs after installing
 # packages; prints a summary and exits non-zero if anything failed.
@@ -74,6 +75,8 @@ pass() {
 }
 
 echo "taskexec tests: $(date -u '+%Y-%m-%d %H:%M:%S UTC') in $repo"
+
+step "lint (clang-format, cppcheck)" make --no-print-directory lint
 
 pass "plain" build
 

@@ -126,8 +126,7 @@ static void begin_shutdown(struct proc *p, const char *why)
         worker_drain(p->worker);
     if (p->sched)
         scheduler_stop(p->sched, on_sched_stopped, p);
-    p->shutdown_deadline =
-        uv_now(p->loop) + (uint64_t)p->cfg.worker_shutdown_timeout_sec * 1000;
+    p->shutdown_deadline = uv_now(p->loop) + (uint64_t)p->cfg.worker_shutdown_timeout_sec * 1000;
     uv_timer_start(&p->shutdown_timer, on_shutdown_tick, 0, SHUTDOWN_POLL_MS);
 }
 
@@ -175,8 +174,8 @@ static void load_secrets(struct proc *p)
     if (secret_key_parse(p->cfg.secret_encryption_key, &p->app.secret_key) < 0)
         fatal_config("TE_SECRET_ENCRYPTION_KEY must be 32 bytes as 64 hex digits or base64");
     if (p->cfg.roles & ROLE_API) {
-        if (api_keys_load(p->cfg.api_keys, p->cfg.api_keys_file, &p->app.keys, err,
-                          sizeof(err)) < 0)
+        if (api_keys_load(p->cfg.api_keys, p->cfg.api_keys_file, &p->app.keys, err, sizeof(err)) <
+            0)
             fatal_config(err);
     }
 }

@@ -50,8 +50,8 @@ int api_check_name(struct http_req *req, const char *name) TE_MUSTCHECK;
 int api_check_same_name(struct http_req *req, const cJSON *body, const char *name) TE_MUSTCHECK;
 
 /* Starts a query; answers 503 itself (and returns -1) when the pool refuses it. */
-int api_exec(struct http_req *req, struct db_stmt *stmt, int n, const char *const *params,
-             db_cb cb, void *arg) TE_MUSTCHECK;
+int api_exec(struct http_req *req, struct db_stmt *stmt, int n, const char *const *params, db_cb cb,
+             void *arg) TE_MUSTCHECK;
 /* Answers for a failed query: 503 when the database is unreachable, else 500 (logged). */
 void api_db_failed(struct http_req *req, const char *err, const PGresult *res);
 void api_oom(struct http_req *req);
@@ -61,7 +61,7 @@ void api_respond_error_details(struct http_req *req, int status, const char *cod
 
 /* JSON building on buf: `"key":` then values. Return 0 or -1 (out of memory). */
 int api_put_key(struct buf *b, const char *key) TE_MUSTCHECK;
-int api_put_str(struct buf *b, const char *key, const char *val) TE_MUSTCHECK; /* NULL → null */
+int api_put_str(struct buf *b, const char *key, const char *val) TE_MUSTCHECK;  /* NULL → null */
 int api_put_raw(struct buf *b, const char *key, const char *json) TE_MUSTCHECK; /* NULL → null */
 int api_put_time(struct buf *b, const char *key, const char *ms) TE_MUSTCHECK;  /* NULL → null */
 

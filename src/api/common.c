@@ -62,8 +62,8 @@ int api_check_same_name(struct http_req *req, const cJSON *body, const char *nam
     return -1;
 }
 
-int api_exec(struct http_req *req, struct db_stmt *stmt, int n, const char *const *params,
-             db_cb cb, void *arg)
+int api_exec(struct http_req *req, struct db_stmt *stmt, int n, const char *const *params, db_cb cb,
+             void *arg)
 {
     struct app *app = req->app;
     if (db_exec(app->db, stmt, n, params, cb, arg) == 0)
@@ -115,8 +115,7 @@ void api_respond_error_details(struct http_req *req, int status, const char *cod
 
 int api_put_key(struct buf *b, const char *key)
 {
-    if (b->len && b->data[b->len - 1] != '{' && b->data[b->len - 1] != '[' &&
-        buf_putc(b, ',') < 0)
+    if (b->len && b->data[b->len - 1] != '{' && b->data[b->len - 1] != '[' && buf_putc(b, ',') < 0)
         return -1;
     if (buf_json_str(b, key, strlen(key)) < 0)
         return -1;

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #define COLS                                                                                       \
-    "name, endpoint_type, payload_spec_ref, config_ref, spec, retry_policy, " SQL_MS("created_at") \
-    ", " SQL_MS("updated_at") ", version"
+    "name, endpoint_type, payload_spec_ref, config_ref, spec, retry_policy, " SQL_MS(              \
+        "created_at") ", " SQL_MS("updated_at") ", version"
 
 static struct db_stmt q_get = DB_STMT("SELECT " COLS " FROM endpoints WHERE name = $1");
 static struct db_stmt q_list = DB_STMT("SELECT " COLS " FROM endpoints "
@@ -42,15 +42,15 @@ static struct db_stmt q_update = DB_STMT(
  * An endpoint is in use while an ACTIVE cron job fires it or a one-shot job
  * still has an unfinished execution.
  */
-static struct db_stmt q_delete = DB_STMT(
-    "WITH refs AS (SELECT j.job_id AS name FROM jobs j WHERE j.endpoint = $1"
-    "   AND j.status = 'ACTIVE' AND (j.trigger_type = 'CRON' OR EXISTS ("
-    "     SELECT 1 FROM executions e WHERE e.job_id = j.job_id"
-    "     AND e.status IN ('PENDING', 'QUEUED', 'RUNNING', 'RETRYING')))"
-    "   ORDER BY j.job_id LIMIT 5),"
-    " del AS (DELETE FROM endpoints WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM refs)"
-    "         RETURNING name)"
-    " SELECT (SELECT count(*) FROM del), (SELECT string_agg(name, ', ') FROM refs)");
+static struct db_stmt q_delete =
+    DB_STMT("WITH refs AS (SELECT j.job_id AS name FROM jobs j WHERE j.endpoint = $1"
+            "   AND j.status = 'ACTIVE' AND (j.trigger_type = 'CRON' OR EXISTS ("
+            "     SELECT 1 FROM executions e WHERE e.job_id = j.job_id"
+            "     AND e.status IN ('PENDING', 'QUEUED', 'RUNNING', 'RETRYING')))"
+            "   ORDER BY j.job_id LIMIT 5),"
+            " del AS (DELETE FROM endpoints WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM refs)"
+            "         RETURNING name)"
+            " SELECT (SELECT count(*) FROM del), (SELECT string_agg(name, ', ') FROM refs)");
 
 static int put_row(struct buf *b, const PGresult *res, int row)
 {
@@ -159,9 +159,8 @@ done:
 static void write_endpoint(struct http_req *req, const char *path_name)
 {
     static const struct json_field fields[] = {
-        {"name", JT_STRING, false},        {"type", JT_STRING, true},
-        {"payload_spec", JT_STRING, false}, {"config", JT_STRING, false},
-        {"spec", JT_OBJECT, true},          {"retry_policy", JT_OBJECT, false},
+        {"name", JT_STRING, false},   {"type", JT_STRING, true}, {"payload_spec", JT_STRING, false},
+        {"config", JT_STRING, false}, {"spec", JT_OBJECT, true}, {"retry_policy", JT_OBJECT, false},
     };
     cJSON *body = NULL;
     struct endpoint_def d = {.secret_refs = BUF_INIT};
@@ -172,7 +171,7 @@ static void write_endpoint(struct http_req *req, const char *path_name)
     if (!(d.name = resource_body_name(req, body, path_name)) || api_check_name(req, d.name) < 0 ||
         read_definition(req, body, &d) < 0)
         goto done;
-    const char *params[] = {d.name, d.type, d.payload_spec, d.config,
+    const char *params[] = {d.name, d.type,  d.payload_spec,    d.config,
                             d.spec, d.retry, d.secret_refs.data};
     resource_write(req, &endpoints, path_name ? &q_update : &q_insert, 7, params, d.name,
                    path_name ? 200 : 201);

@@ -16,45 +16,61 @@
 
 #define EXEC_COLS                                                                                  \
     "x.execution_id, x.job_id, x.endpoint, x.endpoint_type, x.status, x.attempt_count,"            \
-    " x.max_attempts, x.worker_id, x.idempotency_key, " SQL_MS("x.run_at") ", " SQL_MS(           \
-        "x.started_at") ", " SQL_MS("x.completed_at") ", x.duration_ms, x.input, x.output, "      \
-    SQL_MS("x.created_at") ", a.error"
+    " x.max_attempts, x.worker_id, x.idempotency_key, " SQL_MS("x.run_at") ", " SQL_MS(            \
+        "x.started_at") ", " SQL_MS("x.completed_at") ", x.duration_ms, x.input, "                 \
+                                                      "x.output, " SQL_MS("x.created_at") ", "     \
+                                                                                          "a."     \
+                                                                                          "error"
 
 /* last_error: the latest attempt's error (null when it succeeded or none ran). */
 #define EXEC_FROM                                                                                  \
-    " FROM executions x LEFT JOIN LATERAL (SELECT error FROM attempts"                            \
+    " FROM executions x LEFT JOIN LATERAL (SELECT error FROM attempts"                             \
     " WHERE execution_id = x.execution_id ORDER BY attempt_number DESC LIMIT 1) a ON true"
 
 enum exec_col {
-    XC_ID, XC_JOB, XC_ENDPOINT, XC_EP_TYPE, XC_STATUS, XC_ATTEMPTS, XC_MAX_ATTEMPTS, XC_WORKER,
-    XC_IDEM, XC_RUN_AT, XC_STARTED, XC_COMPLETED, XC_DURATION, XC_INPUT, XC_OUTPUT, XC_CREATED,
+    XC_ID,
+    XC_JOB,
+    XC_ENDPOINT,
+    XC_EP_TYPE,
+    XC_STATUS,
+    XC_ATTEMPTS,
+    XC_MAX_ATTEMPTS,
+    XC_WORKER,
+    XC_IDEM,
+    XC_RUN_AT,
+    XC_STARTED,
+    XC_COMPLETED,
+    XC_DURATION,
+    XC_INPUT,
+    XC_OUTPUT,
+    XC_CREATED,
     XC_LAST_ERROR,
 };
 
 static struct db_stmt q_exec = DB_STMT("SELECT " EXEC_COLS EXEC_FROM " WHERE x.execution_id = $1");
 static struct db_stmt q_job_exists = DB_STMT("SELECT 1 FROM jobs WHERE job_id = $1");
-static struct db_stmt q_exec_exists =
-    DB_STMT("SELECT 1 FROM executions WHERE execution_id = $1");
-static struct db_stmt q_job_execs = DB_STMT(
-    "SELECT " EXEC_COLS EXEC_FROM " WHERE x.job_id = $1"
-    " AND ($2::TEXT IS NULL OR x.execution_id < $2) AND ($3::TEXT IS NULL OR x.status = $3)"
-    " ORDER BY x.execution_id DESC LIMIT $4::INT8");
+static struct db_stmt q_exec_exists = DB_STMT("SELECT 1 FROM executions WHERE execution_id = $1");
+static struct db_stmt q_job_execs =
+    DB_STMT("SELECT " EXEC_COLS EXEC_FROM " WHERE x.job_id = $1"
+            " AND ($2::TEXT IS NULL OR x.execution_id < $2) AND ($3::TEXT IS NULL OR x.status = $3)"
+            " ORDER BY x.execution_id DESC LIMIT $4::INT8");
 /* The status check is in the WHERE: a worker claiming the row first wins cleanly. */
-static struct db_stmt q_cancel = DB_STMT(
-    "UPDATE executions SET status = 'CANCELLED', completed_at = now()"
-    " WHERE execution_id = $1 AND status IN ('PENDING', 'QUEUED', 'RETRYING')");
-static struct db_stmt q_attempts = DB_STMT(
-    "SELECT attempt_number, attempt_id, status, " SQL_MS("started_at") ", " SQL_MS(
+static struct db_stmt q_cancel =
+    DB_STMT("UPDATE executions SET status = 'CANCELLED', completed_at = now()"
+            " WHERE execution_id = $1 AND status IN ('PENDING', 'QUEUED', 'RETRYING')");
+static struct db_stmt q_attempts =
+    DB_STMT("SELECT attempt_number, attempt_id, status, " SQL_MS("started_at") ", " SQL_MS(
         "completed_at") ", duration_ms, output, error FROM attempts WHERE execution_id = $1"
-    " AND ($2::INT8 IS NULL OR attempt_number > $2::INT8)"
-    " ORDER BY attempt_number LIMIT $3::INT8");
-static struct db_stmt q_logs = DB_STMT(
-    "SELECT l.log_id, l.attempt_number, l.level, l.message, " SQL_MS("l.logged_at")
-    " FROM execution_logs l WHERE l.execution_id = $1"
-    " AND ($2::TEXT IS NULL OR (l.logged_at, l.log_id) >"
-    "   (SELECT c.logged_at, c.log_id FROM execution_logs c WHERE c.log_id = $2))"
-    " AND ($3::INT8 IS NULL OR l.attempt_number = $3::INT8)"
-    " ORDER BY l.logged_at, l.log_id LIMIT $4::INT8");
+                        " AND ($2::INT8 IS NULL OR attempt_number > $2::INT8)"
+                        " ORDER BY attempt_number LIMIT $3::INT8");
+static struct db_stmt q_logs =
+    DB_STMT("SELECT l.log_id, l.attempt_number, l.level, l.message, " SQL_MS(
+        "l.logged_at") " FROM execution_logs l WHERE l.execution_id = $1"
+                       " AND ($2::TEXT IS NULL OR (l.logged_at, l.log_id) >"
+                       "   (SELECT c.logged_at, c.log_id FROM execution_logs c WHERE c.log_id = "
+                       "$2))"
+                       " AND ($3::INT8 IS NULL OR l.attempt_number = $3::INT8)"
+                       " ORDER BY l.logged_at, l.log_id LIMIT $4::INT8");
 
 typedef int (*put_row_fn)(struct buf *b, const PGresult *res, int row);
 
@@ -214,9 +230,8 @@ static void on_list(void *arg, const char *err, PGresult *const *res, int n)
     free(c);
 }
 
-static struct list_ctx *list_new(struct http_req *req, const struct api_page *pg,
-                                 const char *id, const char *not_found, put_row_fn put,
-                                 int key_col)
+static struct list_ctx *list_new(struct http_req *req, const struct api_page *pg, const char *id,
+                                 const char *not_found, put_row_fn put, int key_col)
 {
     struct list_ctx *c = calloc(1, sizeof(*c));
     if (!c) {
@@ -232,8 +247,8 @@ static struct list_ctx *list_new(struct http_req *req, const struct api_page *pg
     return c;
 }
 
-static void list_start(struct list_ctx *c, struct db_stmt *parent, struct db_stmt *page,
-                       int n, const char *const *params)
+static void list_start(struct list_ctx *c, struct db_stmt *parent, struct db_stmt *page, int n,
+                       const char *const *params)
 {
     struct app *app = c->req->app;
     const struct db_call calls[] = {{parent, 1, params}, {page, n, params}};
@@ -258,7 +273,7 @@ static void bad_cursor(struct http_req *req)
 
 void api_jobs_executions(struct http_req *req, const struct route_match *m)
 {
-    static const char *const statuses[] = {"PENDING", "QUEUED",    "RUNNING",  "RETRYING",
+    static const char *const statuses[] = {"PENDING", "QUEUED", "RUNNING",   "RETRYING",
                                            "SUCCESS", "FAILED", "CANCELLED", NULL};
     struct api_page pg;
     char status[16];

@@ -29,6 +29,8 @@
 enum trigger { TRIGGER_IMMEDIATE, TRIGGER_DELAYED, TRIGGER_CRON };
 static const char *const trigger_names[] = {"IMMEDIATE", "DELAYED", "CRON"};
 
+/* SQL text and column tables below are laid out by hand. */
+/* clang-format off */
 /* Endpoint, its current version and the payload spec's schema. */
 static struct db_stmt q_endpoint = DB_STMT(
     "SELECT e.endpoint_type, e.version, e.retry_policy, p.schema_json FROM endpoints e"
@@ -89,6 +91,7 @@ enum job_col {
     JC_IDEM, JC_INPUT, JC_RUN_AT, JC_CRON, JC_TZ, JC_STARTS, JC_ENDS, JC_NEXT_RUN, JC_LAST_TICK,
     JC_CREATED, JC_RETIRED, JC_EXEC_ID, JC_EXEC_STATUS, JC_EXEC_CREATED,
 };
+/* clang-format on */
 
 /* The failed statement's result of a batch, for api_db_failed. */
 static const PGresult *batch_error(PGresult *const *res, int n)
@@ -144,8 +147,7 @@ int jobs_put_row(struct app *app, struct buf *b, const PGresult *res, int row)
               put_zoned_time(app, b, "next_run_at", db_val(res, row, JC_NEXT_RUN), zone) |
               put_zoned_time(app, b, "last_tick_at", db_val(res, row, JC_LAST_TICK), zone);
     } else {
-        rc |= api_put_time(b, "run_at", db_val(res, row, JC_RUN_AT)) |
-              put_execution(b, res, row);
+        rc |= api_put_time(b, "run_at", db_val(res, row, JC_RUN_AT)) | put_execution(b, res, row);
     }
     rc |= api_put_raw(b, "input", db_val(res, row, JC_INPUT)) |
           api_put_time(b, "created_at", db_val(res, row, JC_CREATED)) |
@@ -173,7 +175,7 @@ struct job_create {
     char version[16];
     char endpoint_type[16];
     char max_attempts[16];
-    char old_id[ID_MAX];            /* PUT: the version being replaced */
+    char old_id[ID_MAX];                /* PUT: the version being replaced */
     char endpoint_buf[ROUTE_PARAM_MAX]; /* PUT: c->endpoint points here */
 };
 
@@ -184,8 +186,8 @@ static void create_free(struct job_create *c)
     free(c);
 }
 
-static int parse_time_field(struct http_req *req, const cJSON *body, const char *field,
-                            int64_t *ms, bool *present)
+static int parse_time_field(struct http_req *req, const cJSON *body, const char *field, int64_t *ms,
+                            bool *present)
 {
     const cJSON *v = json_get(body, field);
     *present = v != NULL;
@@ -267,7 +269,8 @@ static int prepare_cron(struct job_create *c, int64_t now_ms, bool not_before_no
     if (!has_starts)
         starts = now_ms;
     if (has_ends && ends <= starts) {
-        http_respond_error(c->req, 400, "INVALID_REQUEST", "field 'ends_at' must be after starts_at");
+        http_respond_error(c->req, 400, "INVALID_REQUEST",
+                           "field 'ends_at' must be after starts_at");
         return -1;
     }
     int64_t from = not_before_now && starts < now_ms ? now_ms : starts;
@@ -329,8 +332,9 @@ static int parse_create(struct job_create *c)
         return -1;
     }
     c->endpoint = json_get(c->body, "endpoint")->valuestring;
-    c->idem = json_get(c->body, "idempotency_key") ? json_get(c->body, "idempotency_key")->valuestring
-                                                   : NULL;
+    c->idem = json_get(c->body, "idempotency_key")
+                  ? json_get(c->body, "idempotency_key")->valuestring
+                  : NULL;
     if (check_trigger_fields(c) < 0)
         return -1;
     if (c->trigger == TRIGGER_DELAYED) {
@@ -359,11 +363,22 @@ static void insert_job(struct job_create *c)
     struct app *app = c->req->app;
     const char *region = app->cfg->region;
     const char *run_at = c->run_at[0] ? c->run_at : NULL;
-    const char *p1[] = {c->job_id, c->endpoint, c->version, c->endpoint_type, trigger_names[c->trigger],
-                        c->idem,   c->input,    run_at,     c->exec_id,       c->max_attempts, region};
-    const char *p2[] = {c->job_id, c->endpoint, c->version, c->endpoint_type, c->idem, c->input,
-                        c->cron, c->timezone, c->starts_at, c->ends_at[0] ? c->ends_at : NULL,
-                        c->next_run_at[0] ? c->next_run_at : NULL, region};
+    const char *p1[] = {
+        c->job_id, c->endpoint, c->version, c->endpoint_type, trigger_names[c->trigger],
+        c->idem,   c->input,    run_at,     c->exec_id,       c->max_attempts,
+        region};
+    const char *p2[] = {c->job_id,
+                        c->endpoint,
+                        c->version,
+                        c->endpoint_type,
+                        c->idem,
+                        c->input,
+                        c->cron,
+                        c->timezone,
+                        c->starts_at,
+                        c->ends_at[0] ? c->ends_at : NULL,
+                        c->next_run_at[0] ? c->next_run_at : NULL,
+                        region};
     const char *pk[] = {c->job_id};
     const char *pkey[] = {c->endpoint, c->idem};
     /* The insert, then the job as stored: ours, or the original on an idempotency-key hit. */
@@ -569,7 +584,7 @@ static void on_list(void *arg, const char *err, PGresult *res)
 }
 
 int jobs_query_filter(struct http_req *req, const char *name, char *out, size_t n,
-                       const char *const *allowed, bool *present)
+                      const char *const *allowed, bool *present)
 {
     int r = http_req_query(req, name, out, n);
     *present = r == 0;
@@ -615,6 +630,7 @@ void api_jobs_list(struct http_req *req, const struct route_match *m)
 
 /* ---------------------------------------------------------------- update (PUT) */
 
+/* clang-format off */
 /* The version being replaced and its endpoint's current version + payload spec. */
 static struct db_stmt q_put_source = DB_STMT(
     "SELECT j.trigger_type, j.status, j.endpoint, j.input::TEXT, j.cron_expression,"
@@ -624,6 +640,7 @@ static struct db_stmt q_put_source = DB_STMT(
     " LEFT JOIN payload_specs p ON p.name = e.payload_spec_ref WHERE j.job_id = $1");
 enum { PS_TRIGGER, PS_STATUS, PS_ENDPOINT, PS_INPUT, PS_CRON, PS_TZ, PS_STARTS, PS_ENDS,
        PS_EP_TYPE, PS_EP_VERSION, PS_SCHEMA };
+/* clang-format on */
 
 /*
  * Retires the old version, then inserts the new one from it: two statements of
@@ -636,6 +653,7 @@ enum { PS_TRIGGER, PS_STATUS, PS_ENDPOINT, PS_INPUT, PS_CRON, PS_TZ, PS_STARTS, 
  * q_insert_version: the same, $3 endpoint_version $4 endpoint_type $5 input $6 cron
  * $7 timezone $8 starts_at $9 ends_at $10 next_run_at
  */
+/* clang-format off */
 static struct db_stmt q_retire = DB_STMT(
     "UPDATE jobs SET status = 'RETIRED', retired_at = now(), replaced_by_id = $1"
     " WHERE job_id = $2 AND status = 'ACTIVE' AND trigger_type = 'CRON'");
@@ -646,6 +664,7 @@ static struct db_stmt q_insert_version = DB_STMT(
     " SELECT $1, o.crdb_region, o.endpoint, $3::INT, $4, 'CRON', o.version + 1, o.job_id,"
     "   $5::JSONB, $6, $7, $8::TIMESTAMPTZ, $9::TIMESTAMPTZ, $10::TIMESTAMPTZ"
     " FROM jobs o WHERE o.job_id = $2 AND o.replaced_by_id = $1");
+/* clang-format on */
 
 static void not_updatable(struct http_req *req, const char *id, const char *why)
 {
@@ -759,8 +778,15 @@ static void on_put_source(void *arg, const char *err, PGresult *res)
     if (db_val(res, 0, PS_SCHEMA) && validate_input(c, db_val(res, 0, PS_SCHEMA)) < 0)
         goto fail;
     id_new("job", now, c->job_id);
-    const char *p[] = {c->job_id, c->old_id, c->version, c->endpoint_type, c->input, c->cron,
-                       c->timezone, c->starts_at, c->ends_at[0] ? c->ends_at : NULL,
+    const char *p[] = {c->job_id,
+                       c->old_id,
+                       c->version,
+                       c->endpoint_type,
+                       c->input,
+                       c->cron,
+                       c->timezone,
+                       c->starts_at,
+                       c->ends_at[0] ? c->ends_at : NULL,
                        c->next_run_at[0] ? c->next_run_at : NULL};
     const char *pk[] = {c->job_id};
     const struct db_call calls[] = {
@@ -783,8 +809,10 @@ static void job_not_found(struct http_req *req, const char *id)
 void api_jobs_update(struct http_req *req, const struct route_match *m)
 {
     static const struct json_field fields[] = {
-        {"cron", JT_STRING, false},      {"timezone", JT_STRING, false},
-        {"input", JT_OBJECT, false},     {"starts_at", JT_STRING, false},
+        {"cron", JT_STRING, false},
+        {"timezone", JT_STRING, false},
+        {"input", JT_OBJECT, false},
+        {"starts_at", JT_STRING, false},
         {"ends_at", JT_STRING | JT_NULL, false},
     };
     if (!id_valid("job", m->params[0])) {
@@ -819,6 +847,7 @@ void api_jobs_update(struct http_req *req, const struct route_match *m)
  * UPDATEs' WHERE, so a worker claiming the execution meanwhile wins cleanly.
  * Returns the number of executions cancelled.
  */
+/* clang-format off */
 static struct db_stmt q_cancel_job = DB_STMT(
     "WITH t AS (SELECT trigger_type FROM jobs WHERE job_id = $1),"
     " x AS (UPDATE executions SET status = 'CANCELLED', completed_at = now()"
@@ -829,6 +858,7 @@ static struct db_stmt q_cancel_job = DB_STMT(
     "   WHERE job_id = $1 AND status = 'ACTIVE'"
     "     AND (trigger_type = 'CRON' OR EXISTS (SELECT 1 FROM x)) RETURNING job_id)"
     " SELECT (SELECT count(*) FROM x), (SELECT count(*) FROM j)");
+/* clang-format on */
 
 static void on_cancelled(void *arg, const char *err, PGresult *const *res, int n)
 {
@@ -881,6 +911,7 @@ void api_jobs_cancel(struct http_req *req, const struct route_match *m)
  * 24 h. streak: statuses of the last HEALTH_STREAK finished executions, newest
  * first, for health_classify.
  */
+/* clang-format off */
 static struct db_stmt q_status = DB_STMT(
     "SELECT j.job_id, j.endpoint, j.endpoint_type, j.trigger_type, j.version,"
     " j.cron_expression, j.cron_timezone, " SQL_MS("j.cron_next_run_at") ","
@@ -910,6 +941,7 @@ static struct db_stmt q_status = DB_STMT(
 enum { ST_ID, ST_ENDPOINT, ST_EP_TYPE, ST_TRIGGER, ST_VERSION, ST_CRON, ST_TZ, ST_NEXT, ST_TICK,
        ST_LE_ID, ST_LE_STATUS, ST_LE_STARTED, ST_LE_COMPLETED, ST_LE_ATTEMPTS, ST_PENDING,
        ST_RUNNING, ST_TOTAL, ST_OK, ST_FAILED, ST_AVG, ST_P99, ST_STREAK };
+/* clang-format on */
 
 static int64_t col_int(const PGresult *res, int col)
 {
@@ -1015,6 +1047,7 @@ void api_jobs_status(struct http_req *req, const struct route_match *m)
  * keyset on version. The first statement of the batch tells 404 from an empty page.
  */
 static struct db_stmt q_job_exists = DB_STMT("SELECT 1 FROM jobs WHERE job_id = $1");
+/* clang-format off */
 static struct db_stmt q_versions = DB_STMT(
     "WITH RECURSIVE back (id, prev) AS ("
     "   SELECT job_id, previous_version_id FROM jobs WHERE job_id = $1"
@@ -1026,6 +1059,7 @@ static struct db_stmt q_versions = DB_STMT(
     " WHERE j.job_id IN (SELECT id FROM back UNION SELECT id FROM fwd)"
     "   AND ($2::INT8 IS NULL OR j.version < $2::INT8)"
     " ORDER BY j.version DESC, j.job_id DESC LIMIT $3::INT8");
+/* clang-format on */
 
 /* True when s is a non-negative decimal integer that fits a cursor key. */
 static bool digits_only(const char *s)

@@ -35,8 +35,8 @@ static void start(struct res_ctx *c, struct db_stmt *stmt, int n, const char *co
 
 static void not_found(struct res_ctx *c)
 {
-    http_respond_error(c->req, 404, c->r->not_found, "%s '%s' does not exist.",
-                       c->r->title, c->name);
+    http_respond_error(c->req, 404, c->r->not_found, "%s '%s' does not exist.", c->r->title,
+                       c->name);
 }
 
 static void respond_row(struct res_ctx *c, const PGresult *res)
@@ -112,8 +112,7 @@ static void on_delete(void *arg, const char *err, PGresult *res)
         http_respond(c->req, 204, NULL, NULL, 0);
     } else if (!PQgetisnull(res, 0, 1)) {
         http_respond_error(c->req, 409, "CONFLICT", "%s '%s' is still referenced by %s: %s.",
-                           c->r->title, c->name, c->r->dependents,
-                           PQgetvalue(res, 0, 1));
+                           c->r->title, c->name, c->r->dependents, PQgetvalue(res, 0, 1));
     } else {
         not_found(c);
     }
@@ -135,8 +134,8 @@ static void on_write(void *arg, const char *err, PGresult *res)
     struct res_ctx *c = arg;
     const char *state = err ? db_sqlstate(res) : "";
     if (err && strcmp(state, "23505") == 0) {
-        http_respond_error(c->req, 409, "CONFLICT", "%s '%s' already exists.",
-                           c->r->title, c->name);
+        http_respond_error(c->req, 409, "CONFLICT", "%s '%s' already exists.", c->r->title,
+                           c->name);
         free(c);
         return;
     }

@@ -10,11 +10,11 @@
 #include "api/api.h"
 
 struct resource {
-    const char *title;     /* "Payload spec" — for messages */
-    const char *not_found; /* "PAYLOAD_SPEC_NOT_FOUND" */
-    struct db_stmt *get;   /* $1 name → the row */
-    struct db_stmt *list;  /* $1 after-name or NULL, $2 limit+1 → rows by name */
-    struct db_stmt *del;   /* $1 name → (deleted INT8, dependents TEXT or NULL) */
+    const char *title;      /* "Payload spec" — for messages */
+    const char *not_found;  /* "PAYLOAD_SPEC_NOT_FOUND" */
+    struct db_stmt *get;    /* $1 name → the row */
+    struct db_stmt *list;   /* $1 after-name or NULL, $2 limit+1 → rows by name */
+    struct db_stmt *del;    /* $1 name → (deleted INT8, dependents TEXT or NULL) */
     const char *dependents; /* "endpoints" — what blocks a delete */
     /* Writes one row (as selected by get/list/writes) as a JSON object. */
     int (*put_row)(struct buf *b, const PGresult *res, int row);

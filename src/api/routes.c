@@ -8,8 +8,14 @@
 
 #include <string.h>
 
-#define R(m, p, h) {HTTP_M_##m, p, h, false}
-#define PUBLIC(m, p, h) {HTTP_M_##m, p, h, true}
+#define R(m, p, h)                                                                                 \
+    {                                                                                              \
+        HTTP_M_##m, p, h, false                                                                    \
+    }
+#define PUBLIC(m, p, h)                                                                            \
+    {                                                                                              \
+        HTTP_M_##m, p, h, true                                                                     \
+    }
 
 static const struct route routes[] = {
     PUBLIC(GET, "/healthz", api_healthz),

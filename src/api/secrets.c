@@ -20,12 +20,12 @@ static struct db_stmt q_insert = DB_STMT("INSERT INTO secrets (name, encrypted_v
                                          "VALUES ($1, $2::BYTEA) RETURNING " COLS);
 static struct db_stmt q_update = DB_STMT("UPDATE secrets SET encrypted_value = $2::BYTEA, "
                                          "updated_at = now() WHERE name = $1 RETURNING " COLS);
-static struct db_stmt q_delete = DB_STMT(
-    "WITH refs AS (SELECT name FROM endpoints WHERE secret_refs @> ARRAY[$1::TEXT]"
-    "              ORDER BY name LIMIT 10),"
-    " del AS (DELETE FROM secrets WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM refs)"
-    "         RETURNING name)"
-    " SELECT (SELECT count(*) FROM del), (SELECT string_agg(name, ', ') FROM refs)");
+static struct db_stmt q_delete =
+    DB_STMT("WITH refs AS (SELECT name FROM endpoints WHERE secret_refs @> ARRAY[$1::TEXT]"
+            "              ORDER BY name LIMIT 10),"
+            " del AS (DELETE FROM secrets WHERE name = $1 AND NOT EXISTS (SELECT 1 FROM refs)"
+            "         RETURNING name)"
+            " SELECT (SELECT count(*) FROM del), (SELECT string_agg(name, ', ') FROM refs)");
 
 static int put_row(struct buf *b, const PGresult *res, int row)
 {

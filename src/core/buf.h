@@ -15,7 +15,10 @@ struct buf {
     size_t cap;
 };
 
-#define BUF_INIT {NULL, 0, 0}
+#define BUF_INIT                                                                                   \
+    {                                                                                              \
+        NULL, 0, 0                                                                                 \
+    }
 
 int buf_reserve(struct buf *b, size_t extra) TE_MUSTCHECK;
 int buf_append(struct buf *b, const void *p, size_t n) TE_MUSTCHECK;

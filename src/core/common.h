@@ -10,6 +10,6 @@
 #define TE_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #define TE_UNUSED __attribute__((unused))
 #define TE_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
-#define TE_CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr) - offsetof(type, member)))
+#define TE_CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 #endif

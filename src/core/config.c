@@ -57,8 +57,8 @@ static const struct setting settings[] = {
      0, "32-byte key sealing secrets at rest: 64 hex chars or base64 (required)"},
     {"TE_WORKER_MAX_CONCURRENT", SET_INT, offsetof(struct config, worker_max_concurrent), "50", 1,
      100000, "executions in flight per process at most"},
-    {"TE_WORKER_POLL_INTERVAL_MS", SET_INT, offsetof(struct config, worker_poll_interval_ms),
-     "200", 10, 600000, "claim poll interval when no notification arrives"},
+    {"TE_WORKER_POLL_INTERVAL_MS", SET_INT, offsetof(struct config, worker_poll_interval_ms), "200",
+     10, 600000, "claim poll interval when no notification arrives"},
     {"TE_WORKER_SHUTDOWN_TIMEOUT_SEC", SET_INT,
      offsetof(struct config, worker_shutdown_timeout_sec), "30", 0, 3600,
      "on SIGTERM, wait this long for in-flight executions"},
@@ -68,8 +68,8 @@ static const struct setting settings[] = {
      86400, "decrypted secret cache lifetime"},
     {"TE_WORKER_ID", SET_STR, offsetof(struct config, worker_id), NULL, 0, 0,
      "worker identity recorded on claims (default: hostname-pid)"},
-    {"TE_CRON_TICK_INTERVAL_SEC", SET_INT, offsetof(struct config, cron_tick_interval_sec), "1",
-     1, 3600, "cron materializer period"},
+    {"TE_CRON_TICK_INTERVAL_SEC", SET_INT, offsetof(struct config, cron_tick_interval_sec), "1", 1,
+     3600, "cron materializer period"},
     {"TE_CRON_BATCH_SIZE", SET_INT, offsetof(struct config, cron_batch_size), "100", 1, 100000,
      "cron jobs materialized per round"},
     {"TE_PROMOTE_INTERVAL_MS", SET_INT, offsetof(struct config, promote_interval_ms), "500", 10,
@@ -87,8 +87,8 @@ static const struct setting settings[] = {
      "debug, info, warn or error"},
     {"TE_LOG_FORMAT", SET_STR, offsetof(struct config, log_format), "text", 0, 0,
      "text or json (one JSON object per line)"},
-    {"TE_ZONEINFO_DIR", SET_STR, offsetof(struct config, zoneinfo_dir), "/usr/share/zoneinfo", 0,
-     0, "IANA time zone database (TZif files)"},
+    {"TE_ZONEINFO_DIR", SET_STR, offsetof(struct config, zoneinfo_dir), "/usr/share/zoneinfo", 0, 0,
+     "IANA time zone database (TZif files)"},
 };
 
 static int parse_bool(const char *s, bool *out)
@@ -126,8 +126,8 @@ static int apply_setting(struct config *cfg, const struct setting *s, const char
         errno = 0;
         long v = strtol(val, &end, 10);
         if (errno || end == val || *end || v < s->min || v > s->max) {
-            snprintf(err, errlen, "%s: expected an integer between %ld and %ld, got \"%s\"",
-                     s->env, s->min, s->max, val);
+            snprintf(err, errlen, "%s: expected an integer between %ld and %ld, got \"%s\"", s->env,
+                     s->min, s->max, val);
             return -1;
         }
         *(int *)field = (int)v;
@@ -195,8 +195,7 @@ static int check_enums(struct config *cfg, char *err, size_t errlen)
         return -1;
     }
     if (strcmp(cfg->log_format, "text") != 0 && strcmp(cfg->log_format, "json") != 0) {
-        snprintf(err, errlen, "TE_LOG_FORMAT: expected text or json, got \"%s\"",
-                 cfg->log_format);
+        snprintf(err, errlen, "TE_LOG_FORMAT: expected text or json, got \"%s\"", cfg->log_format);
         return -1;
     }
     return 0;
@@ -229,8 +228,10 @@ static int check_listen_addr(const char *addr, char *err, size_t errlen)
         inet_pton(AF_INET, host, tmp) == 1)
         return 0;
 bad:
-    snprintf(err, errlen, "TE_LISTEN_ADDR: expected host:port with a numeric host (e.g. "
-                          "0.0.0.0:8080 or [::]:8080), got \"%s\"", addr);
+    snprintf(err, errlen,
+             "TE_LISTEN_ADDR: expected host:port with a numeric host (e.g. "
+             "0.0.0.0:8080 or [::]:8080), got \"%s\"",
+             addr);
     return -1;
 }
 

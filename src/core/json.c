@@ -56,18 +56,29 @@ const char *json_type_name(unsigned types)
 {
     types &= ~(unsigned)JT_NULL;
     switch (types) {
-    case JT_BOOL: return "a boolean";
-    case JT_INT: return "an integer";
+    case JT_BOOL:
+        return "a boolean";
+    case JT_INT:
+        return "an integer";
     case JT_NUMBER:
-    case JT_NUMBER | JT_INT: return "a number";
-    case JT_STRING: return "a string";
-    case JT_ARRAY: return "an array";
-    case JT_OBJECT: return "an object";
-    case JT_STRING | JT_INT: return "a string or an integer";
-    case JT_OBJECT | JT_BOOL: return "an object or a boolean";
-    case JT_OBJECT | JT_ARRAY: return "an object or an array";
-    case JT_ANY & ~(unsigned)JT_NULL: return "a value other than null";
-    default: return "a JSON value of another type";
+    case JT_NUMBER | JT_INT:
+        return "a number";
+    case JT_STRING:
+        return "a string";
+    case JT_ARRAY:
+        return "an array";
+    case JT_OBJECT:
+        return "an object";
+    case JT_STRING | JT_INT:
+        return "a string or an integer";
+    case JT_OBJECT | JT_BOOL:
+        return "an object or a boolean";
+    case JT_OBJECT | JT_ARRAY:
+        return "an object or an array";
+    case JT_ANY & ~(unsigned)JT_NULL:
+        return "a value other than null";
+    default:
+        return "a JSON value of another type";
     }
 }
 

@@ -101,8 +101,7 @@ int time_parse_rfc3339(const char *s, int64_t *ms)
         p++;
     } else if (*p == '+' || *p == '-') {
         int sign = *p++ == '-' ? -1 : 1, oh, om;
-        if (take_digits(&p, 2, &oh) || *p++ != ':' || take_digits(&p, 2, &om) || oh > 23 ||
-            om > 59)
+        if (take_digits(&p, 2, &oh) || *p++ != ':' || take_digits(&p, 2, &om) || oh > 23 || om > 59)
             return -1;
         off = sign * (oh * 60 + om);
     } else {

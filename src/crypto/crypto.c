@@ -83,8 +83,8 @@ int secret_seal(const struct secret_key *k, const char *name, const void *plain,
     randombytes_buf(p + 1, NONCE_BYTES);
     unsigned long long clen = 0;
     if (crypto_aead_xchacha20poly1305_ietf_encrypt(p + 1 + NONCE_BYTES, &clen, plain, len,
-                                                   (const uint8_t *)ad.data, ad.len, NULL,
-                                                   p + 1, k->k) != 0)
+                                                   (const uint8_t *)ad.data, ad.len, NULL, p + 1,
+                                                   k->k) != 0)
         goto done;
     out->len += 1 + NONCE_BYTES + (size_t)clen;
     out->data[out->len] = '\0';
@@ -106,10 +106,9 @@ int secret_open(const struct secret_key *k, const char *name, const void *sealed
     if (build_ad(name, &ad) < 0 || buf_reserve(out, clen) < 0)
         goto done;
     unsigned long long plen = 0;
-    if (crypto_aead_xchacha20poly1305_ietf_decrypt((uint8_t *)out->data + out->len, &plen, NULL,
-                                                   s + 1 + NONCE_BYTES, clen,
-                                                   (const uint8_t *)ad.data, ad.len, s + 1,
-                                                   k->k) != 0)
+    if (crypto_aead_xchacha20poly1305_ietf_decrypt(
+            (uint8_t *)out->data + out->len, &plen, NULL, s + 1 + NONCE_BYTES, clen,
+            (const uint8_t *)ad.data, ad.len, s + 1, k->k) != 0)
         goto done;
     out->len += (size_t)plen;
     out->data[out->len] = '\0';
@@ -194,8 +193,9 @@ int api_keys_load(const char *csv, const char *file, struct api_keys **out, char
     if (file && *file && load_key_file(ks, file, err, errlen) < 0)
         goto fail;
     if (ks->n == 0) {
-        snprintf(err, errlen, "TE_API_KEYS: no API key configured (set TE_API_KEYS or "
-                              "TE_API_KEYS_FILE)");
+        snprintf(err, errlen,
+                 "TE_API_KEYS: no API key configured (set TE_API_KEYS or "
+                 "TE_API_KEYS_FILE)");
         goto fail;
     }
     *out = ks;

@@ -32,7 +32,10 @@ struct db_stmt {
     const char *sql;
     int slot; /* assigned on first use */
 };
-#define DB_STMT(text) {(text), 0}
+#define DB_STMT(text)                                                                              \
+    {                                                                                              \
+        (text), 0                                                                                  \
+    }
 
 /* One statement of a batch with its text parameters (NULL entries are SQL NULL). */
 struct db_call {
@@ -54,8 +57,8 @@ struct db_pool_config {
 
 struct db_pool;
 
-int db_pool_new(uv_loop_t *loop, const struct db_pool_config *cfg, struct db_pool **out)
-    TE_MUSTCHECK;
+int db_pool_new(uv_loop_t *loop, const struct db_pool_config *cfg,
+                struct db_pool **out) TE_MUSTCHECK;
 /* Fails queued and in-flight jobs with DB_ERR_UNAVAILABLE, closes all; then done(arg). */
 void db_pool_close(struct db_pool *p, void (*done)(void *arg), void *arg);
 /* True while at least one connection works. */
@@ -65,8 +68,8 @@ unsigned db_pool_busy(const struct db_pool *p);
 
 int db_exec(struct db_pool *p, struct db_stmt *stmt, int nparams, const char *const *params,
             db_cb cb, void *arg) TE_MUSTCHECK;
-int db_exec_batch(struct db_pool *p, const struct db_call *calls, int n, db_batch_cb cb, void *arg)
-    TE_MUSTCHECK;
+int db_exec_batch(struct db_pool *p, const struct db_call *calls, int n, db_batch_cb cb,
+                  void *arg) TE_MUSTCHECK;
 
 /* SQLSTATE of an error result ("23505" unique violation, ...), "" if none. */
 const char *db_sqlstate(const PGresult *res);

@@ -88,8 +88,9 @@ static int mig_build_pending(struct migrator *m, struct buf *sql)
         if (mg->version < (int)TE_ARRAY_LEN(m->applied) && m->applied[mg->version])
             continue;
         rc |= buf_puts(sql, mg->sql);
-        rc |= buf_printf(sql, ";\nINSERT INTO schema_migrations (version, name) VALUES (%d, '%s');\n",
-                         mg->version, mg->name);
+        rc |=
+            buf_printf(sql, ";\nINSERT INTO schema_migrations (version, name) VALUES (%d, '%s');\n",
+                       mg->version, mg->name);
         m->applied_now++;
     }
     rc |= buf_puts(sql, "COMMIT;");
@@ -108,9 +109,10 @@ static void mig_locked(struct migrator *m, PGresult *versions)
     int newest = db_migrations_count ? db_migrations[db_migrations_count - 1].version : 0;
     if (m->max_applied > newest) {
         char msg[160];
-        snprintf(msg, sizeof(msg),
-                 "database schema version %d is newer than this binary knows (%d); upgrade taskexec",
-                 m->max_applied, newest);
+        snprintf(
+            msg, sizeof(msg),
+            "database schema version %d is newer than this binary knows (%d); upgrade taskexec",
+            m->max_applied, newest);
         mig_finish(m, msg);
         return;
     }
@@ -137,8 +139,7 @@ static void mig_on_result(struct db_conn *dc, PGresult *res)
         ExecStatusType st = PQresultStatus(res);
         if (st == PGRES_FATAL_ERROR && !m->failed) {
             m->failed = true;
-            snprintf(m->err, sizeof(m->err), "migration failed: %s",
-                     PQresultErrorMessage(res));
+            snprintf(m->err, sizeof(m->err), "migration failed: %s", PQresultErrorMessage(res));
         }
         if (st == PGRES_TUPLES_OK) {
             PQclear(m->last);

@@ -104,7 +104,7 @@ static void conn_mark_prepared(struct pool_conn *pc, int slot, bool on)
     if (on)
         pc->prepared[slot / 8] |= (uint8_t)(1u << (slot % 8));
     else
-        pc->prepared[slot / 8] &= (uint8_t)~(1u << (slot % 8));
+        pc->prepared[slot / 8] &= (uint8_t) ~(1u << (slot % 8));
 }
 
 static void job_free(struct db_job *j)

@@ -235,8 +235,8 @@ static int check_kafka_security(const cJSON *v, const char *name, char *err, siz
     static const char *const protocols[] = {"PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"};
     static const char *const mechanisms[] = {"PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"};
     static const struct json_field fields[] = {
-        {"protocol", JT_STRING, true},        {"sasl_mechanism", JT_STRING, false},
-        {"sasl_username", JT_STRING, false},  {"sasl_password", JT_STRING, false},
+        {"protocol", JT_STRING, true},         {"sasl_mechanism", JT_STRING, false},
+        {"sasl_username", JT_STRING, false},   {"sasl_password", JT_STRING, false},
         {"ssl_ca_location", JT_STRING, false},
     };
     char path[64];
@@ -258,8 +258,8 @@ static int check_kafka_security(const cJSON *v, const char *name, char *err, siz
     }
     bool sasl = strncmp(proto, "SASL_", 5) == 0, ssl = strstr(proto, "SSL") != NULL;
     if (!sasl && (mech || user || pass)) {
-        snprintf(err, errlen,
-                 "fields 'spec.%s.sasl_*' need protocol SASL_PLAINTEXT or SASL_SSL", name);
+        snprintf(err, errlen, "fields 'spec.%s.sasl_*' need protocol SASL_PLAINTEXT or SASL_SSL",
+                 name);
         return ENDPOINT_EINVAL;
     }
     if (sasl && !(mech && user && pass)) {
@@ -288,8 +288,7 @@ static int check_kafka_security(const cJSON *v, const char *name, char *err, siz
     }
     if (ca && (!ssl || ca->valuestring[0] == '\0')) {
         snprintf(err, errlen,
-                 "field 'spec.%s.ssl_ca_location' needs protocol SSL or SASL_SSL and a path",
-                 name);
+                 "field 'spec.%s.ssl_ca_location' needs protocol SSL or SASL_SSL and a path", name);
         return ENDPOINT_EINVAL;
     }
     return 0;
@@ -455,8 +454,8 @@ int endpoint_retry_normalize(const cJSON *retry, cJSON **out, char *err, size_t 
         }
         retry = empty;
     }
-    int rc = normalize_object(retry, retry_fields, TE_ARRAY_LEN(retry_fields), "retry_policy.",
-                              out, err, errlen);
+    int rc = normalize_object(retry, retry_fields, TE_ARRAY_LEN(retry_fields), "retry_policy.", out,
+                              err, errlen);
     cJSON_Delete(empty);
     return rc;
 }

@@ -33,16 +33,15 @@ const char *endpoint_type_name(enum endpoint_type t);
 int endpoint_spec_normalize(enum endpoint_type t, const cJSON *spec, cJSON **out, char *err,
                             size_t errlen) TE_MUSTCHECK;
 /* `retry` may be NULL (all defaults). *out is a new object with every field set. */
-int endpoint_retry_normalize(const cJSON *retry, cJSON **out, char *err, size_t errlen)
-    TE_MUSTCHECK;
+int endpoint_retry_normalize(const cJSON *retry, cJSON **out, char *err,
+                             size_t errlen) TE_MUSTCHECK;
 /* Reads a normalized retry policy object. */
 int endpoint_retry_read(const cJSON *retry, struct retry_policy *out) TE_MUSTCHECK;
 /*
  * Appends the distinct secret names the spec references, as a PostgreSQL
  * array literal ("{a,b}"). Names are checked against the resource-name rule.
  */
-int endpoint_secret_refs(const cJSON *spec, struct buf *out, char *err, size_t errlen)
-    TE_MUSTCHECK;
+int endpoint_secret_refs(const cJSON *spec, struct buf *out, char *err, size_t errlen) TE_MUSTCHECK;
 
 /* Resource names: [a-z0-9][a-z0-9_-]{0,127}. */
 bool resource_name_valid(const char *s, size_t len);

@@ -8,8 +8,8 @@
 
 static bool is_seg_char(char c)
 {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-';
 }
 
 static const struct {
@@ -110,8 +110,8 @@ static int scan_node(const cJSON *v, char *path, size_t cap, template_ref_cb cb,
     return 0;
 }
 
-int template_scan_json(const cJSON *v, const char *where, template_ref_cb cb, void *arg,
-                       char *err, size_t errlen)
+int template_scan_json(const cJSON *v, const char *where, template_ref_cb cb, void *arg, char *err,
+                       size_t errlen)
 {
     char path[512];
     snprintf(path, sizeof(path), "%s", where);

@@ -31,8 +31,8 @@ int template_scan(const char *s, size_t len, template_ref_cb cb, void *arg, char
  * Scans every string value in a JSON tree; `where` names the root in messages
  * ("spec" gives "spec.headers.Authorization").
  */
-int template_scan_json(const cJSON *v, const char *where, template_ref_cb cb, void *arg,
-                       char *err, size_t errlen);
+int template_scan_json(const cJSON *v, const char *where, template_ref_cb cb, void *arg, char *err,
+                       size_t errlen);
 
 /* ---- Rendering ---- */
 

@@ -18,8 +18,8 @@
 struct entry {
     char *name;
     uint64_t expires_ms;
-    cJSON *config;  /* config entries */
-    char *secret;   /* secret entries; NULL = known missing */
+    cJSON *config; /* config entries */
+    char *secret;  /* secret entries; NULL = known missing */
     size_t secret_len;
 };
 

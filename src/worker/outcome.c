@@ -83,11 +83,11 @@ static int put_redacted(struct buf *b, const struct exec *e, const char *key, co
     int rc = buf_printf(b, ",\"%s\":", key);
     if (!text)
         return rc | buf_puts(b, "null");
-    rc |= template_redact(text, strlen(text), (const char *const *)e->secrets, e->nsecrets,
-                          &clean);
+    rc |= template_redact(text, strlen(text), (const char *const *)e->secrets, e->nsecrets, &clean);
     if (rc == 0)
-        rc = as_string ? buf_json_str(b, clean.data ? clean.data : "", clean.len)
-                       : buf_append(b, clean.data ? clean.data : "null", clean.data ? clean.len : 4);
+        rc = as_string
+                 ? buf_json_str(b, clean.data ? clean.data : "", clean.len)
+                 : buf_append(b, clean.data ? clean.data : "null", clean.data ? clean.len : 4);
     buf_free(&clean);
     return rc;
 }
@@ -100,14 +100,14 @@ static char *build_row(const struct exec *e, const struct outcome *oc)
     struct buf b = BUF_INIT;
     id_new("att", now, att);
     id_new("log", now, log_id);
-    int rc = buf_printf(&b,
-                        "{\"execution_id\":\"%s\",\"attempt_id\":\"%s\",\"attempt\":%d,"
-                        "\"status\":\"%s\",\"final\":\"%s\",\"started_ms\":%lld,"
-                        "\"duration_ms\":%lld,\"delay_ms\":%lld,\"log_id\":\"%s\",\"level\":\"%s\"",
-                        e->id, att, e->attempt,
-                        oc->status == OUTCOME_SUCCESS ? "SUCCESS" : "FAILED", finals[oc->status],
-                        (long long)e->started_ms, (long long)oc->duration_ms,
-                        (long long)oc->retry_delay_ms, log_id, oc->log_level);
+    int rc =
+        buf_printf(&b,
+                   "{\"execution_id\":\"%s\",\"attempt_id\":\"%s\",\"attempt\":%d,"
+                   "\"status\":\"%s\",\"final\":\"%s\",\"started_ms\":%lld,"
+                   "\"duration_ms\":%lld,\"delay_ms\":%lld,\"log_id\":\"%s\",\"level\":\"%s\"",
+                   e->id, att, e->attempt, oc->status == OUTCOME_SUCCESS ? "SUCCESS" : "FAILED",
+                   finals[oc->status], (long long)e->started_ms, (long long)oc->duration_ms,
+                   (long long)oc->retry_delay_ms, log_id, oc->log_level);
     rc |= put_redacted(&b, e, "output", oc->output_json, false);
     rc |= put_redacted(&b, e, "error", oc->error_json, false);
     rc |= put_redacted(&b, e, "message", oc->log_message, true);

@@ -22,7 +22,16 @@
 #define MAX_SECRETS_USED 32
 
 enum claim_col {
-    CC_ID, CC_JOB, CC_ATTEMPT, CC_MAX, CC_INPUT, CC_TYPE, CC_CONFIG, CC_SPEC, CC_RETRY, CC_STARTED
+    CC_ID,
+    CC_JOB,
+    CC_ATTEMPT,
+    CC_MAX,
+    CC_INPUT,
+    CC_TYPE,
+    CC_CONFIG,
+    CC_SPEC,
+    CC_RETRY,
+    CC_STARTED
 };
 
 static struct db_stmt q_config = DB_STMT("SELECT values_json FROM configs WHERE name = $1");
@@ -132,8 +141,8 @@ static void cache_loaded(struct exec *e, PGresult *const *res, int n, bool want_
             if (strcmp(PQgetvalue(res[k], r, 0), name) != 0)
                 continue;
             size_t blen = 0;
-            unsigned char *bin = PQunescapeBytea((const unsigned char *)PQgetvalue(res[k], r, 1),
-                                                 &blen);
+            unsigned char *bin =
+                PQunescapeBytea((const unsigned char *)PQgetvalue(res[k], r, 1), &blen);
             if (bin && secret_open(w->key, name, bin, blen, &out) == 0)
                 plain = out.data ? out.data : "";
             else
@@ -289,8 +298,8 @@ static int render_http(struct exec *e, const struct template_vars *vars, struct 
 {
     const cJSON *tpl = json_get(e->spec, "body_template");
     cJSON *body = NULL;
-    int rc = template_render_string(json_get(e->spec, "url")->valuestring, vars, &r->url, err,
-                                    errlen);
+    int rc =
+        template_render_string(json_get(e->spec, "url")->valuestring, vars, &r->url, err, errlen);
     if (rc == 0 && tpl) {
         rc = template_render(tpl, vars, &body, err, errlen);
         if (rc == 0 && !(r->body = cJSON_PrintUnformatted(body)))
@@ -401,7 +410,8 @@ static void send_http(struct exec *e, const struct template_vars *vars)
     struct rendered r = {.url = BUF_INIT, .header_text = BUF_INIT};
     int rc = render_http(e, vars, &r, err, sizeof(err));
     if (rc != 0) {
-        exec_fail_now(e, "TEMPLATE_RESOLUTION_FAILED", rc == TEMPLATE_ENOMEM ? "out of memory" : err);
+        exec_fail_now(e, "TEMPLATE_RESOLUTION_FAILED",
+                      rc == TEMPLATE_ENOMEM ? "out of memory" : err);
         goto done;
     }
     struct httpd_request hr = {

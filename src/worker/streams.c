@@ -54,8 +54,8 @@ static const char *render_member(const cJSON *obj, const struct template_vars *v
     return parts_keep(p, buf_steal(&out));
 }
 
-static const char *render_field(struct exec *e, const struct template_vars *vars,
-                                const char *field, struct parts *p, char *err, size_t errlen)
+static const char *render_field(struct exec *e, const struct template_vars *vars, const char *field,
+                                struct parts *p, char *err, size_t errlen)
 {
     return render_member(e->spec, vars, field, p, err, errlen);
 }
@@ -99,8 +99,8 @@ static void on_redis_done(void *arg, const struct redisd_result *res)
         return;
     if (redisd_result_json(res, &json) < 0)
         buf_reset(&json);
-    report(e, res->outcome == REDISD_OK, res->retryable, redisd_outcome_name(res->outcome), res->message,
-           res->duration_ms, &json);
+    report(e, res->outcome == REDISD_OK, res->retryable, redisd_outcome_name(res->outcome),
+           res->message, res->duration_ms, &json);
     buf_free(&json);
 }
 
@@ -140,8 +140,8 @@ void exec_send_redis(struct exec *e, const struct template_vars *vars)
     const char *url = render_field(e, vars, "redis_url", &p, err, sizeof(err));
     const char *stream = url ? render_field(e, vars, "stream", &p, err, sizeof(err)) : NULL;
     if (!stream || redis_max_len(e, vars, &p, &max_len, err, sizeof(err)) < 0 ||
-        template_render(json_get(e->spec, "fields_template"), vars, &rendered, err,
-                        sizeof(err)) != 0)
+        template_render(json_get(e->spec, "fields_template"), vars, &rendered, err, sizeof(err)) !=
+            0)
         goto unresolvable;
     if (strncmp(url, "rediss://", 9) == 0) {
         exec_fail_now(e, "CONNECTION_ERROR", "rediss:// (TLS) is not supported by this build");

@@ -19,20 +19,20 @@
 #define WAKE_JITTER_MS 5
 
 /* $1 worker id, $2 how many, $3 lease grace in seconds. The lease covers the endpoint's timeout. */
-static struct db_stmt q_claim = DB_STMT(
-    "WITH c AS (SELECT execution_id FROM executions"
-    "   WHERE status IN ('QUEUED', 'RETRYING') AND run_at <= now()"
-    "   ORDER BY run_at LIMIT $2::INT FOR UPDATE SKIP LOCKED)"
-    " UPDATE executions e SET status = 'RUNNING', worker_id = $1, started_at = now(),"
-    "   attempt_count = e.attempt_count + 1,"
-    "   lease_expires_at = now() + (COALESCE((v.spec->>'timeout_ms')::INT8, 10000)"
-    "     + $3::INT8 * 1000) * INTERVAL '1 millisecond'"
-    " FROM c, jobs j, endpoint_versions v"
-    " WHERE e.execution_id = c.execution_id AND j.job_id = e.job_id"
-    "   AND v.endpoint = j.endpoint AND v.version = j.endpoint_version"
-    " RETURNING e.execution_id, e.job_id, e.attempt_count, e.max_attempts, e.input,"
-    "   v.endpoint_type, v.config_ref, v.spec, v.retry_policy,"
-    "   floor(extract(epoch FROM e.started_at) * 1000)::INT8");
+static struct db_stmt q_claim =
+    DB_STMT("WITH c AS (SELECT execution_id FROM executions"
+            "   WHERE status IN ('QUEUED', 'RETRYING') AND run_at <= now()"
+            "   ORDER BY run_at LIMIT $2::INT FOR UPDATE SKIP LOCKED)"
+            " UPDATE executions e SET status = 'RUNNING', worker_id = $1, started_at = now(),"
+            "   attempt_count = e.attempt_count + 1,"
+            "   lease_expires_at = now() + (COALESCE((v.spec->>'timeout_ms')::INT8, 10000)"
+            "     + $3::INT8 * 1000) * INTERVAL '1 millisecond'"
+            " FROM c, jobs j, endpoint_versions v"
+            " WHERE e.execution_id = c.execution_id AND j.job_id = e.job_id"
+            "   AND v.endpoint = j.endpoint AND v.version = j.endpoint_version"
+            " RETURNING e.execution_id, e.job_id, e.attempt_count, e.max_attempts, e.input,"
+            "   v.endpoint_type, v.config_ref, v.spec, v.retry_policy,"
+            "   floor(extract(epoch FROM e.started_at) * 1000)::INT8");
 
 static void worker_claim(struct worker *w);
 static void worker_close_step(struct worker *w);

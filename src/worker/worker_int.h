@@ -22,8 +22,8 @@ const cJSON *wcache_config(struct wcache *c, const char *name, uint64_t now_ms);
 int wcache_secret(struct wcache *c, const char *name, uint64_t now_ms, const char **value);
 int wcache_put_config(struct wcache *c, const char *name, const char *values_json,
                       uint64_t now_ms) TE_MUSTCHECK;
-int wcache_put_secret(struct wcache *c, const char *name, const char *value, uint64_t now_ms)
-    TE_MUSTCHECK;
+int wcache_put_secret(struct wcache *c, const char *name, const char *value,
+                      uint64_t now_ms) TE_MUSTCHECK;
 
 /* ---- one execution in flight (pipeline.c) ---- */
 enum exec_state {
@@ -63,8 +63,8 @@ struct outcome {
 };
 
 struct outbox;
-int outbox_new(uv_loop_t *loop, struct db_pool *db, const struct config *cfg, struct outbox **out)
-    TE_MUSTCHECK;
+int outbox_new(uv_loop_t *loop, struct db_pool *db, const struct config *cfg,
+               struct outbox **out) TE_MUSTCHECK;
 /* Queues e's outcome (texts are copied and redacted); `done` runs once it is written. */
 void outbox_add(struct outbox *o, struct exec *e, const struct outcome *oc,
                 void (*done)(struct exec *e));

@@ -66,8 +66,8 @@ static int parse_int(const char *s, long lo, long hi, int *out)
 static void set_brokers(rd_kafka_mock_cluster_t *mc, int brokers, bool up)
 {
     for (int id = 1; id <= brokers; id++) {
-        rd_kafka_resp_err_t err = up ? rd_kafka_mock_broker_set_up(mc, id)
-                                     : rd_kafka_mock_broker_set_down(mc, id);
+        rd_kafka_resp_err_t err =
+            up ? rd_kafka_mock_broker_set_up(mc, id) : rd_kafka_mock_broker_set_down(mc, id);
         if (err)
             fprintf(stderr, "kafka_mock_broker: broker %d %s: %s\n", id, up ? "up" : "down",
                     rd_kafka_err2str(err));
@@ -103,15 +103,16 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--brokers") == 0 && v) {
             if (parse_int(v, 1, MAX_BROKERS, &brokers) != 0) {
-                fprintf(stderr, "kafka_mock_broker: bad --brokers '%s' (1..%d)\n", v,
-                        MAX_BROKERS);
+                fprintf(stderr, "kafka_mock_broker: bad --brokers '%s' (1..%d)\n", v, MAX_BROKERS);
                 return 2;
             }
             i++;
         } else if (strcmp(a, "--topic") == 0 && v) {
             if (ntopics == MAX_TOPICS || parse_topic(v, &topics[ntopics]) != 0) {
-                fprintf(stderr, "kafka_mock_broker: bad --topic '%s' (NAME[:PARTITIONS], "
-                                "at most %d)\n", v, MAX_TOPICS);
+                fprintf(stderr,
+                        "kafka_mock_broker: bad --topic '%s' (NAME[:PARTITIONS], "
+                        "at most %d)\n",
+                        v, MAX_TOPICS);
                 return 2;
             }
             ntopics++;
@@ -125,9 +126,11 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--port") == 0 && v) {
             int port;
             if (parse_int(v, 0, 65535, &port) != 0 || port != 0) {
-                fprintf(stderr, "kafka_mock_broker: --port %s: librdkafka's mock cluster "
-                                "cannot bind a fixed port; only 0 (kernel-chosen) is "
-                                "supported\n", v);
+                fprintf(stderr,
+                        "kafka_mock_broker: --port %s: librdkafka's mock cluster "
+                        "cannot bind a fixed port; only 0 (kernel-chosen) is "
+                        "supported\n",
+                        v);
                 return 2;
             }
             i++;
@@ -154,8 +157,7 @@ int main(int argc, char **argv)
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     /* The handle only hosts the mock cluster and connects nowhere; log_level 4 hides the
      * "no bootstrap.servers" notice but keeps warnings and errors. */
-    if (rd_kafka_conf_set(conf, "log_level", "4", errstr, sizeof errstr) !=
-            RD_KAFKA_CONF_OK ||
+    if (rd_kafka_conf_set(conf, "log_level", "4", errstr, sizeof errstr) != RD_KAFKA_CONF_OK ||
         rd_kafka_conf_set(conf, "client.id", "kafka_mock_broker", errstr, sizeof errstr) !=
             RD_KAFKA_CONF_OK) {
         fprintf(stderr, "kafka_mock_broker: conf: %s\n", errstr);
@@ -198,8 +200,8 @@ int main(int argc, char **argv)
 
     printf("BOOTSTRAP %s\n", rd_kafka_mock_cluster_bootstraps(mc));
     fflush(stdout);
-    fprintf(stderr, "kafka_mock_broker: %d broker(s), %d topic(s) pre-created, pid %ld\n",
-            brokers, ntopics, (long)getpid());
+    fprintf(stderr, "kafka_mock_broker: %d broker(s), %d topic(s) pre-created, pid %ld\n", brokers,
+            ntopics, (long)getpid());
 
     int sig = 0;
     for (;;) {

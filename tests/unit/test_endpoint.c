@@ -234,10 +234,11 @@ static const struct spec_case spec_cases[] = {
     SPEC_BAD(EP_KAFKA, "{\"bootstrap_servers\":\"b\",\"topic\":\"\",\"value_template\":{}}",
              "field 'spec.topic' must not be empty"),
     /* connection fields: no job input */
-    SPEC_BAD(EP_KAFKA,
-             "{\"bootstrap_servers\":\"{{input.host}}:9092\",\"topic\":\"t\",\"value_template\":{}}",
-             "field 'spec.bootstrap_servers' may use {{config.*}} and {{secret.*}} placeholders "
-             "only: job input cannot choose where to connect"),
+    SPEC_BAD(
+        EP_KAFKA,
+        "{\"bootstrap_servers\":\"{{input.host}}:9092\",\"topic\":\"t\",\"value_template\":{}}",
+        "field 'spec.bootstrap_servers' may use {{config.*}} and {{secret.*}} placeholders "
+        "only: job input cannot choose where to connect"),
     SPEC_OK(EP_KAFKA,
             "{\"bootstrap_servers\":\"{{config.b}},{{secret.b2}}\",\"topic\":\"t\","
             "\"value_template\":{}}",
@@ -270,8 +271,7 @@ static const struct spec_case spec_cases[] = {
             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_PLAINTEXT\",\"sasl_mechanism\":"
             "\"PLAIN\",\"sasl_username\":\"u\",\"sasl_password\":\"{{secret.p}}\"}}",
             "{" KAFKA_MIN ",\"security\":{\"protocol\":\"SASL_PLAINTEXT\",\"sasl_mechanism\":"
-            "\"PLAIN\",\"sasl_username\":\"u\",\"sasl_password\":\"{{secret.p}}\"}," KAFKA_DEF
-            "}"),
+            "\"PLAIN\",\"sasl_username\":\"u\",\"sasl_password\":\"{{secret.p}}\"}," KAFKA_DEF "}"),
     SPEC_BAD(EP_KAFKA, "{" KAFKA_MIN ",\"security\":{}}",
              "missing required field 'spec.security.protocol'"),
     SPEC_BAD(EP_KAFKA, "{" KAFKA_MIN ",\"security\":\"SSL\"}",

@@ -90,7 +90,8 @@ static int group_setup(void **state)
     if (!mock)
         return -1;
     snprintf(bootstraps, sizeof bootstraps, "%s", rd_kafka_mock_cluster_bootstraps(mock));
-    if (rd_kafka_mock_topic_create(mock, "t1", 1, 1) || rd_kafka_mock_topic_create(mock, "t2", 1, 1))
+    if (rd_kafka_mock_topic_create(mock, "t1", 1, 1) ||
+        rd_kafka_mock_topic_create(mock, "t2", 1, 1))
         return -1;
     return 0;
 }
@@ -108,8 +109,9 @@ static rd_kafka_message_t *read_first(rd_kafka_t **out_rk, const char *topic)
 {
     char errstr[256];
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    assert_int_equal(rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps, errstr, sizeof errstr),
-                     RD_KAFKA_CONF_OK);
+    assert_int_equal(
+        rd_kafka_conf_set(conf, "bootstrap.servers", bootstraps, errstr, sizeof errstr),
+        RD_KAFKA_CONF_OK);
     assert_int_equal(rd_kafka_conf_set(conf, "group.id", "test", errstr, sizeof errstr),
                      RD_KAFKA_CONF_OK);
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);
@@ -223,14 +225,16 @@ static void test_invalid_requests(void **state)
     assert_int_equal(kafkad_send(d, &req, on_result, &g), -EINVAL);
     assert_non_null(strstr(kafkad_error(d), "security.protocol"));
     assert_null(strstr(kafkad_error(d), "pw-123"));
-    req.security = (struct kafkad_security){.protocol = "SASL_SSL", .sasl_mechanism = "NOPE",
-                                            .sasl_username = "u", .sasl_password = "pw-123"};
+    req.security = (struct kafkad_security){.protocol = "SASL_SSL",
+                                            .sasl_mechanism = "NOPE",
+                                            .sasl_username = "u",
+                                            .sasl_password = "pw-123"};
     assert_int_equal(kafkad_send(d, &req, on_result, &g), -EIO);
     assert_non_null(strstr(kafkad_error(d), "Unsupported SASL mechanism"));
     assert_null(strstr(kafkad_error(d), "pw-123"));
     /* the producer cannot be created: librdkafka's reason */
-    req.security = (struct kafkad_security){.protocol = "SSL",
-                                            .ssl_ca_location = "/nonexistent/ca.pem"};
+    req.security =
+        (struct kafkad_security){.protocol = "SSL", .ssl_ca_location = "/nonexistent/ca.pem"};
     assert_int_equal(kafkad_send(d, &req, on_result, &g), -EIO);
     assert_non_null(strstr(kafkad_error(d), "ssl.ca.location"));
     assert_int_equal(kafkad_inflight(d), 0);
@@ -425,14 +429,10 @@ int main(void)
 {
     log_setup(LOG_ERROR, false); /* outages in these tests are expected: no warnings */
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_result_json),
-        cmocka_unit_test(test_invalid_requests),
-        cmocka_unit_test(test_send_ok_and_read_back),
-        cmocka_unit_test(test_unreachable_broker),
-        cmocka_unit_test(test_broker_down_then_up),
-        cmocka_unit_test(test_close_with_inflight),
-        cmocka_unit_test(test_close_from_callback),
-        cmocka_unit_test(test_idle_producer_closed),
+        cmocka_unit_test(test_result_json),           cmocka_unit_test(test_invalid_requests),
+        cmocka_unit_test(test_send_ok_and_read_back), cmocka_unit_test(test_unreachable_broker),
+        cmocka_unit_test(test_broker_down_then_up),   cmocka_unit_test(test_close_with_inflight),
+        cmocka_unit_test(test_close_from_callback),   cmocka_unit_test(test_idle_producer_closed),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

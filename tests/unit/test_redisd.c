@@ -262,8 +262,12 @@ static char *url(const struct srv *s, const char *cred, int db)
 /* Sends one XADD; asserts the callback has not run inside redisd_send(). */
 static void send1(const char *u, const char *stream, long max_len, bool approx, long timeout)
 {
-    struct redisd_request req = {.redis_url = u, .stream = stream, .fields = F2, .nfields = 2,
-                                 .max_len = max_len, .approximate = approx,
+    struct redisd_request req = {.redis_url = u,
+                                 .stream = stream,
+                                 .fields = F2,
+                                 .nfields = 2,
+                                 .max_len = max_len,
+                                 .approximate = approx,
                                  .timeout_ms = timeout};
     unsigned before = T.ndone;
     assert_int_equal(redisd_send(T.d, &req, on_done, NULL), 0);
@@ -525,8 +529,8 @@ static void on_done_close(void *arg, const struct redisd_result *r)
 {
     on_done(arg, r);
     if (T.d) {
-        struct redisd_request req = {.redis_url = "redis://127.0.0.1:1", .stream = "s",
-                                     .fields = F2, .nfields = 2};
+        struct redisd_request req = {
+            .redis_url = "redis://127.0.0.1:1", .stream = "s", .fields = F2, .nfields = 2};
         struct redisd *d = T.d;
         T.d = NULL;
         redisd_close(d, on_closed, NULL);
@@ -538,8 +542,11 @@ static void test_close_from_callback(void **state)
 {
     (void)state;
     setup_loop(NULL);
-    struct redisd_request req = {.redis_url = url(&S_plain, NULL, 0), .stream = "s:cb",
-                                 .fields = F2, .nfields = 2, .timeout_ms = 2000};
+    struct redisd_request req = {.redis_url = url(&S_plain, NULL, 0),
+                                 .stream = "s:cb",
+                                 .fields = F2,
+                                 .nfields = 2,
+                                 .timeout_ms = 2000};
     assert_int_equal(redisd_send(T.d, &req, on_done_close, NULL), 0);
     assert_int_equal(redisd_send(T.d, &req, on_done_close, NULL), 0);
     uv_timer_start(&T.guard, on_guard, 10, 10);
@@ -580,12 +587,17 @@ static int group_teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_xadd_ok),          cmocka_unit_test(test_maxlen),
-        cmocka_unit_test(test_select_db),        cmocka_unit_test(test_auth),
-        cmocka_unit_test(test_restart),          cmocka_unit_test(test_timeout),
-        cmocka_unit_test(test_wrongtype),        cmocka_unit_test(test_connect_timeout),
+        cmocka_unit_test(test_xadd_ok),
+        cmocka_unit_test(test_maxlen),
+        cmocka_unit_test(test_select_db),
+        cmocka_unit_test(test_auth),
+        cmocka_unit_test(test_restart),
+        cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_wrongtype),
+        cmocka_unit_test(test_connect_timeout),
         cmocka_unit_test(test_bad_urls),
-        cmocka_unit_test(test_close_inflight),   cmocka_unit_test(test_close_from_callback),
+        cmocka_unit_test(test_close_inflight),
+        cmocka_unit_test(test_close_from_callback),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

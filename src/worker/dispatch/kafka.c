@@ -56,8 +56,8 @@ struct kafkad_prod {
     int fds[2];
     uv_poll_t poll;
     unsigned pending;
-    uint64_t last_used; /* uv_now() of the last send or completion */
-    bool outage;        /* every broker is down; warned once, cleared by the next delivery */
+    uint64_t last_used;   /* uv_now() of the last send or completion */
+    bool outage;          /* every broker is down; warned once, cleared by the next delivery */
     char last_error[200]; /* librdkafka's last connection error, until a delivery succeeds */
 };
 
@@ -77,11 +77,11 @@ struct kafkad {
     struct kafkad_prod *prods;
     struct kafkad_send *sends;
     unsigned inflight;
-    uv_timer_t timer; /* close deadline / teardown trigger */
-    uv_timer_t sweep; /* idle producer reaper (unref'd) */
-    char error[256];         /* why the last failed kafkad_send() failed */
-    unsigned open_handles;   /* d->timer and d->sweep, once closing */
-    unsigned closing_prods;  /* producers between prod_close() and prod_on_closed() */
+    uv_timer_t timer;       /* close deadline / teardown trigger */
+    uv_timer_t sweep;       /* idle producer reaper (unref'd) */
+    char error[256];        /* why the last failed kafkad_send() failed */
+    unsigned open_handles;  /* d->timer and d->sweep, once closing */
+    unsigned closing_prods; /* producers between prod_close() and prod_on_closed() */
     void (*done)(void *arg);
     void *done_arg;
 };
@@ -498,7 +498,8 @@ int kafkad_new(uv_loop_t *loop, const struct kafkad_config *cfg, struct kafkad *
     uv_timer_init(loop, &d->timer);
     uv_timer_init(loop, &d->sweep);
     d->timer.data = d->sweep.data = d;
-    uint64_t every = (uint64_t)(d->idle_ms < KAFKAD_SWEEP_MAX_MS ? d->idle_ms : KAFKAD_SWEEP_MAX_MS);
+    uint64_t every =
+        (uint64_t)(d->idle_ms < KAFKAD_SWEEP_MAX_MS ? d->idle_ms : KAFKAD_SWEEP_MAX_MS);
     uv_timer_start(&d->sweep, on_sweep, every, every);
     uv_unref((uv_handle_t *)&d->sweep);
     kafkad_set_state(d, KAFKAD_RUNNING);
@@ -561,8 +562,8 @@ static int produce(struct kafkad_prod *p, const struct kafkad_request *req, stru
     rd_kafka_resp_err_t err = rd_kafka_producev(
         p->rk, RD_KAFKA_V_TOPIC(req->topic), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
         RD_KAFKA_V_KEY((void *)(uintptr_t)req->key, req->key ? req->key_len : 0),
-        RD_KAFKA_V_VALUE((void *)(uintptr_t)req->value, req->value_len),
-        RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_OPAQUE(s), RD_KAFKA_V_END);
+        RD_KAFKA_V_VALUE((void *)(uintptr_t)req->value, req->value_len), RD_KAFKA_V_HEADERS(hdrs),
+        RD_KAFKA_V_OPAQUE(s), RD_KAFKA_V_END);
     if (err) {
         rd_kafka_headers_destroy(hdrs); /* only taken over on success */
         return produce_err(p->d, err);

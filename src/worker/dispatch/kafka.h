@@ -40,15 +40,15 @@ struct kafkad_config {
 };
 
 struct kafkad_header {
-    const char *name; /* NUL-terminated */
+    const char *name;  /* NUL-terminated */
     const void *value; /* may be NULL (null header value) */
     size_t value_len;
 };
 
 /* Connection security; all NULL is PLAINTEXT. */
 struct kafkad_security {
-    const char *protocol;        /* "PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL" */
-    const char *sasl_mechanism;  /* "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512" */
+    const char *protocol;       /* "PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL" */
+    const char *sasl_mechanism; /* "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512" */
     const char *sasl_username;
     const char *sasl_password;   /* never logged; wiped when its producer is freed */
     const char *ssl_ca_location; /* CA file or directory; NULL = the system's CA store */
@@ -57,7 +57,7 @@ struct kafkad_security {
 struct kafkad_request {
     const char *bootstrap_servers; /* "host:port[,host:port...]" */
     struct kafkad_security security;
-    const char *acks;              /* "0", "1", "all" (or "-1"); NULL = "all" */
+    const char *acks; /* "0", "1", "all" (or "-1"); NULL = "all" */
     const char *topic;
     const void *key; /* NULL = no key */
     size_t key_len;

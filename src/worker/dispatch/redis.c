@@ -489,8 +489,8 @@ static void conn_fail(struct redisd_conn *c, const char *msg)
     log_warn("redisd: %s:%d: %s", c->host, c->port, msg);
     conn_set_state(c, CONN_DOWN);
     c->next_try_ms = now + (uint64_t)c->backoff_ms;
-    c->backoff_ms = c->backoff_ms * 2 > c->d->cfg.backoff_max_ms ? c->d->cfg.backoff_max_ms
-                                                                   : c->backoff_ms * 2;
+    c->backoff_ms =
+        c->backoff_ms * 2 > c->d->cfg.backoff_max_ms ? c->d->cfg.backoff_max_ms : c->backoff_ms * 2;
     while (c->qhead)
         send_finish(c->qhead, REDISD_CONNECTION_ERROR, msg); /* unlinks it */
     uv_timer_stop(&c->timer);
@@ -820,8 +820,9 @@ static int send_copy_args(struct redisd_send *s, const struct redisd_request *re
     }
     tmp[k++] = "*";
     for (int i = 0; i < n; i++) {
-        const char *v = i < k ? tmp[i] : (((i - k) % 2 == 0) ? req->fields[(i - k) / 2].name
-                                                              : req->fields[(i - k) / 2].value);
+        const char *v = i < k ? tmp[i]
+                              : (((i - k) % 2 == 0) ? req->fields[(i - k) / 2].name
+                                                    : req->fields[(i - k) / 2].value);
         if (!(s->argv[i] = strdup(v)))
             return -ENOMEM;
         s->argvlen[i] = strlen(v);
@@ -963,8 +964,7 @@ int redisd_result_json(const struct redisd_result *r, struct buf *out)
     const char *type = redisd_outcome_name(r->outcome);
     const char *msg = r->message ? r->message : "";
     if (buf_puts(out, "{\"type\":") || buf_json_str(out, type, strlen(type)) ||
-        buf_puts(out, ",\"message\":") || buf_json_str(out, msg, strlen(msg)) ||
-        buf_putc(out, '}'))
+        buf_puts(out, ",\"message\":") || buf_json_str(out, msg, strlen(msg)) || buf_putc(out, '}'))
         return -1;
     return 0;
 }
