@@ -37,6 +37,8 @@ struct config {
     int config_cache_ttl_sec;
     int secret_cache_ttl_sec;
     char *worker_id;
+    int kafka_linger_ms;
+    int kafka_producer_idle_sec;
     /* scheduler */
     int cron_tick_interval_sec;
     int cron_batch_size;

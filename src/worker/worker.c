@@ -180,7 +180,11 @@ int worker_start(uv_loop_t *loop, struct db_pool *db, const struct config *cfg,
     w->key = key;
     w->max_inflight = (unsigned)cfg->worker_max_concurrent;
     struct httpd_config hc = {0};
-    if (httpd_new(loop, &hc, &w->httpd) < 0 || kafkad_new(loop, NULL, &w->kafkad) < 0 ||
+    struct kafkad_config kc = {
+        .idle_ms = (long)cfg->kafka_producer_idle_sec * 1000,
+        .linger_ms = cfg->kafka_linger_ms,
+    };
+    if (httpd_new(loop, &hc, &w->httpd) < 0 || kafkad_new(loop, &kc, &w->kafkad) < 0 ||
         redisd_new(loop, NULL, &w->redisd) < 0 ||
         wcache_new((unsigned)cfg->config_cache_ttl_sec * 1000,
                    (unsigned)cfg->secret_cache_ttl_sec * 1000, &w->cache) < 0 ||

@@ -27,7 +27,7 @@
 
 #define KAFKAD_IDLE_DEFAULT_MS 300000L
 #define KAFKAD_TIMEOUT_DEFAULT_MS 30000L
-#define KAFKAD_TIMEOUT_MIN_MS 10L /* librdkafka wants linger.ms (5) <= message.timeout.ms */
+#define KAFKAD_TIMEOUT_MIN_MS 10L /* librdkafka wants linger.ms < message.timeout.ms */
 #define KAFKAD_SWEEP_MAX_MS 30000L
 #define KAFKAD_SHUTDOWN_MSG "shutting down"
 
@@ -74,6 +74,7 @@ struct kafkad {
     enum kafkad_state state;
     long idle_ms;
     long default_timeout_ms;
+    long linger_ms;
     struct kafkad_prod *prods;
     struct kafkad_send *sends;
     unsigned inflight;
@@ -326,11 +327,13 @@ static int prod_conf(struct kafkad_prod *p, rd_kafka_conf_t *conf)
                                                  "sasl.username", "sasl.password",
                                                  "ssl.ca.location"};
     struct kafkad *d = p->d;
-    char tmo[32];
+    char tmo[32], linger[32];
     snprintf(tmo, sizeof tmo, "%ld", p->timeout_ms);
+    snprintf(linger, sizeof linger, "%ld", d->linger_ms);
     if (conf_put(d, conf, "bootstrap.servers", p->bootstrap) < 0 ||
         conf_put(d, conf, "client.id", "taskexec") < 0 || conf_put(d, conf, "acks", p->acks) < 0 ||
         conf_put(d, conf, "log.queue", "true") < 0 ||
+        conf_put(d, conf, "linger.ms", linger) < 0 ||
         conf_put(d, conf, "message.timeout.ms", tmo) < 0 ||
         conf_put(d, conf, "request.timeout.ms", tmo) < 0)
         return -EINVAL;
@@ -487,7 +490,7 @@ static void on_sweep(uv_timer_t *t)
 int kafkad_new(uv_loop_t *loop, const struct kafkad_config *cfg, struct kafkad **out)
 {
     struct kafkad_config c = cfg ? *cfg : (struct kafkad_config){0};
-    if (c.idle_ms < 0 || c.default_timeout_ms < 0)
+    if (c.idle_ms < 0 || c.default_timeout_ms < 0 || c.linger_ms < 0)
         return -EINVAL;
     struct kafkad *d = calloc(1, sizeof *d);
     if (!d)
@@ -495,6 +498,7 @@ int kafkad_new(uv_loop_t *loop, const struct kafkad_config *cfg, struct kafkad *
     d->loop = loop;
     d->idle_ms = c.idle_ms ? c.idle_ms : KAFKAD_IDLE_DEFAULT_MS;
     d->default_timeout_ms = c.default_timeout_ms ? c.default_timeout_ms : KAFKAD_TIMEOUT_DEFAULT_MS;
+    d->linger_ms = c.linger_ms;
     uv_timer_init(loop, &d->timer);
     uv_timer_init(loop, &d->sweep);
     d->timer.data = d->sweep.data = d;
@@ -583,6 +587,8 @@ int kafkad_send(struct kafkad *d, const struct kafkad_request *req, kafkad_done_
     long tmo = req->timeout_ms > 0 ? req->timeout_ms : d->default_timeout_ms;
     if (tmo < KAFKAD_TIMEOUT_MIN_MS)
         tmo = KAFKAD_TIMEOUT_MIN_MS;
+    if (tmo <= d->linger_ms)
+        tmo = d->linger_ms + 1;
     struct kafkad_prod *p = NULL;
     rc = prod_get(d, req, acks_norm(req->acks), tmo, &p);
     if (rc < 0)

@@ -37,6 +37,7 @@ enum kafkad_outcome {
 struct kafkad_config {
     long idle_ms;            /* unused producers are destroyed after this; 300000 */
     long default_timeout_ms; /* for requests with timeout_ms <= 0; 30000 */
+    long linger_ms;          /* librdkafka linger.ms: 0 (the default here) sends at once */
 };
 
 struct kafkad_header {
