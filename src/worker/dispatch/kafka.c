@@ -332,8 +332,7 @@ static int prod_conf(struct kafkad_prod *p, rd_kafka_conf_t *conf)
     snprintf(linger, sizeof linger, "%ld", d->linger_ms);
     if (conf_put(d, conf, "bootstrap.servers", p->bootstrap) < 0 ||
         conf_put(d, conf, "client.id", "taskexec") < 0 || conf_put(d, conf, "acks", p->acks) < 0 ||
-        conf_put(d, conf, "log.queue", "true") < 0 ||
-        conf_put(d, conf, "linger.ms", linger) < 0 ||
+        conf_put(d, conf, "log.queue", "true") < 0 || conf_put(d, conf, "linger.ms", linger) < 0 ||
         conf_put(d, conf, "message.timeout.ms", tmo) < 0 ||
         conf_put(d, conf, "request.timeout.ms", tmo) < 0)
         return -EINVAL;
