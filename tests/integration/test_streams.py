@@ -312,3 +312,35 @@ def test_redis_approximate_trimming_keeps_at_least_max_len(te, db, redis):
     assert 5 < length < 42, length
     entries = redis.stream_entries("approx")
     assert len(entries) == length and entries[-1][1]["n"] in {str(i) for i in range(42)}
+
+
+def test_redis_endpoint_from_config_and_secret(te, db, tmp_path):
+    """The brief's REDIS_STREAM shape: URL, stream and MAXLEN from a config, the password from a
+    secret, a database number in the URL. The entry lands in that database, trimmed, and the
+    password appears nowhere taskexec records or logs."""
+    password = "redis-pw-" + uuid.uuid4().hex
+    r = Redis(tmp_path, password=password)
+    r.start()
+    try:
+        cfg, sec = uniq("rcfg"), uniq("rpw")
+        assert_status(te.post("/configs", json={"name": cfg, "values": {
+            "redis_host": f"127.0.0.1:{r.port}", "stream_name": "notifications:outbound",
+            "max_stream_length": 3}}), 201)
+        assert_status(te.post("/secrets", json={"name": sec, "value": password}), 201)
+        ep = redis_endpoint(redis_url="redis://:{{secret.%s}}@{{config.redis_host}}/2" % sec,
+                            stream="{{config.stream_name}}",
+                            max_len="{{config.max_stream_length}}", approximate_trimming=False,
+                            fields_template={"user_id": "{{input.user_id}}"})
+        ep["config"] = cfg
+        assert_status(te.post("/endpoints", json=ep), 201)
+        ids = [create_job(te, ep["name"], {"user_id": f"u{i}"}) for i in range(5)]
+        outs = [final(db, i) for i in ids]
+        assert all(o[0] == "SUCCESS" for o in outs), outs
+        assert {o[1]["stream"] for o in outs} == {"notifications:outbound"}
+        assert r.cli("-n", "2", "XLEN", "notifications:outbound") == "3"
+        assert r.cli("-n", "0", "EXISTS", "notifications:outbound") == "0"
+        recorded = te.get(f"/executions/{ids[0]}/attempts").text + te.get(
+            f"/executions/{ids[0]}/logs").text
+        assert password not in recorded and password not in te.log_text()
+    finally:
+        r.stop()
