@@ -8,7 +8,7 @@ import uuid
 
 import pytest
 
-from harness.api import assert_status, kafka_endpoint, redis_endpoint, uniq
+from harness.api import assert_error, assert_status, kafka_endpoint, redis_endpoint, uniq
 from harness.streams import KafkaBroker, Redis
 from harness.util import free_port, scaled, wait_until
 
@@ -344,3 +344,22 @@ def test_redis_endpoint_from_config_and_secret(te, db, tmp_path):
         assert password not in recorded and password not in te.log_text()
     finally:
         r.stop()
+
+
+def test_rediss_is_refused_clearly(te, db):
+    """This hiredis has no TLS: a literal rediss:// URL is refused at registration (422); one
+    that comes from a config fails the attempt at run time, without retry, saying why."""
+    r = te.post("/endpoints", json=redis_endpoint(redis_url="rediss://127.0.0.1:6380"))
+    assert_error(r, 422, "INVALID_ENDPOINT_SPEC", "rediss://", "TLS")
+    cfg = uniq("tls")
+    assert_status(te.post("/configs", json={"name": cfg, "values": {
+        "url": "rediss://127.0.0.1:6380"}}), 201)
+    ep = redis_endpoint(redis_url="{{config.url}}")
+    ep["config"] = cfg
+    ep["retry_policy"] = {"max_attempts": 3, "initial_delay_ms": 100}
+    assert_status(te.post("/endpoints", json=ep), 201)
+    eid = create_job(te, ep["name"], {"user_id": "u"})
+    status, _, attempts = final(db, eid)
+    assert status == "FAILED" and attempts == 1
+    err = attempt_errors(db, eid)[0]
+    assert err["type"] == "CONNECTION_ERROR" and "rediss://" in err["message"], err
