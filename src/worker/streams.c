@@ -15,21 +15,27 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_PARTS 64
-
-/* Rendered strings whose storage outlives the send call (the transports copy them). */
+/* Rendered strings that must outlive the send call (the transports copy them). */
 struct parts {
-    char *owned[MAX_PARTS * 2 + 8];
-    int n;
+    char **owned;
+    int n, cap;
 };
 
+/* Takes s over; NULL when s is NULL or cannot be kept (s is then freed). */
 static const char *parts_keep(struct parts *p, char *s)
 {
-    if (!s || p->n == (int)TE_ARRAY_LEN(p->owned)) {
-        free(s);
-        return NULL;
+    if (s && p->n == p->cap) {
+        int cap = p->cap ? p->cap * 2 : 16;
+        char **owned = realloc(p->owned, (size_t)cap * sizeof(*owned));
+        if (!owned) {
+            free(s);
+            return NULL;
+        }
+        p->owned = owned;
+        p->cap = cap;
     }
-    p->owned[p->n++] = s;
+    if (s)
+        p->owned[p->n++] = s;
     return s;
 }
 
@@ -37,6 +43,7 @@ static void parts_free(struct parts *p)
 {
     for (int i = 0; i < p->n; i++)
         free(p->owned[i]);
+    free(p->owned);
 }
 
 /* Renders a string member of obj; NULL (with err set) when it does not resolve. */
@@ -132,8 +139,8 @@ static int redis_max_len(struct exec *e, const struct template_vars *vars, struc
 void exec_send_redis(struct exec *e, const struct template_vars *vars)
 {
     char err[300] = "out of memory", attempt[16];
-    struct parts p = {.n = 0};
-    struct redisd_field fields[MAX_PARTS + 2];
+    struct parts p = {0};
+    struct redisd_field *fields = NULL;
     cJSON *rendered = NULL;
     int n = 0;
     long max_len;
@@ -147,7 +154,11 @@ void exec_send_redis(struct exec *e, const struct template_vars *vars)
         exec_fail_now(e, "CONNECTION_ERROR", "rediss:// (TLS) is not supported by this build");
         goto done;
     }
-    for (const cJSON *f = rendered->child; f && n < MAX_PARTS; f = f->next) {
+    /* the template's fields, then idempotency_key and attempt */
+    fields = calloc((size_t)cJSON_GetArraySize(rendered) + 2, sizeof(*fields));
+    if (!fields)
+        goto unresolvable;
+    for (const cJSON *f = rendered->child; f; f = f->next) {
         const char *v = value_text(f, &p);
         if (!v)
             goto unresolvable;
@@ -174,6 +185,7 @@ void exec_send_redis(struct exec *e, const struct template_vars *vars)
 unresolvable:
     exec_fail_now(e, "TEMPLATE_RESOLUTION_FAILED", err);
 done:
+    free(fields);
     cJSON_Delete(rendered);
     parts_free(&p);
 }
@@ -193,12 +205,18 @@ static void on_kafka_done(void *arg, const struct kafkad_result *res)
     buf_free(&json);
 }
 
+/* The endpoint's headers rendered, then Idempotency-Key and X-Taskexec-Attempt; *out is malloc'd.
+ */
 static int kafka_headers(struct exec *e, const struct template_vars *vars, struct parts *p,
-                         const char *attempt, struct kafkad_header *h, int *n, char *err,
+                         const char *attempt, struct kafkad_header **out, int *n, char *err,
                          size_t errlen)
 {
     const cJSON *headers = json_get(e->spec, "headers");
-    for (const cJSON *c = headers ? headers->child : NULL; c && *n < MAX_PARTS; c = c->next) {
+    struct kafkad_header *h = calloc((size_t)cJSON_GetArraySize(headers) + 2, sizeof(*h));
+    if (!h)
+        return -1;
+    *out = h;
+    for (const cJSON *c = headers ? headers->child : NULL; c; c = c->next) {
         struct buf out = BUF_INIT;
         if (template_render_string(c->valuestring, vars, &out, err, errlen) != 0) {
             buf_free(&out);
@@ -245,8 +263,8 @@ static bool kafka_refusal_transient(int rc)
 void exec_send_kafka(struct exec *e, const struct template_vars *vars)
 {
     char err[300] = "out of memory", attempt[16];
-    struct parts p = {.n = 0};
-    struct kafkad_header headers[MAX_PARTS + 2];
+    struct parts p = {0};
+    struct kafkad_header *headers = NULL;
     int nh = 0, rc;
     struct kafkad_security sec;
     cJSON *value = NULL;
@@ -261,7 +279,7 @@ void exec_send_kafka(struct exec *e, const struct template_vars *vars)
         goto unresolvable;
     if (template_render(json_get(e->spec, "value_template"), vars, &value, err, sizeof(err)) != 0 ||
         !(value_text_s = parts_keep(&p, cJSON_PrintUnformatted(value))) ||
-        kafka_headers(e, vars, &p, attempt, headers, &nh, err, sizeof(err)) < 0)
+        kafka_headers(e, vars, &p, attempt, &headers, &nh, err, sizeof(err)) < 0)
         goto unresolvable;
     const cJSON *acks = json_get(e->spec, "acks");
     struct kafkad_request rq = {
@@ -285,6 +303,7 @@ void exec_send_kafka(struct exec *e, const struct template_vars *vars)
 unresolvable:
     exec_fail_now(e, "TEMPLATE_RESOLUTION_FAILED", err);
 done:
+    free(headers);
     cJSON_Delete(value);
     parts_free(&p);
 }

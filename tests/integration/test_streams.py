@@ -363,3 +363,26 @@ def test_rediss_is_refused_clearly(te, db):
     assert status == "FAILED" and attempts == 1
     err = attempt_errors(db, eid)[0]
     assert err["type"] == "CONNECTION_ERROR" and "rediss://" in err["message"], err
+
+
+def test_many_headers_and_fields_all_arrive(te, db, redis, broker):
+    """No fixed limit drops anything: 100 Kafka headers and 100 stream fields all arrive."""
+    headers = {f"h-{i:03}": f"v{i}-{{{{input.tag}}}}" for i in range(100)}
+    kep = kafka_endpoint(bootstrap_servers=broker, topic="orders", headers=headers,
+                         key_template="many-{{input.tag}}", value_template={"t": "{{input.tag}}"})
+    fields = {f"f{i:03}": f"{{{{input.tag}}}}-{i}" for i in range(100)}
+    rep = redis_endpoint(redis_url=redis.url(), stream="many", fields_template=fields)
+    for ep in (kep, rep):
+        assert_status(te.post("/endpoints", json=ep), 201)
+    k_id = create_job(te, kep["name"], {"tag": "t1"})
+    r_id = create_job(te, rep["name"], {"tag": "t2"})
+    assert final(db, k_id)[0] == "SUCCESS", attempt_errors(db, k_id)
+    assert final(db, r_id)[0] == "SUCCESS", attempt_errors(db, r_id)
+    (_, got), = redis.stream_entries("many")
+    assert len(got) == 102 and got["f099"] == "t2-99" and got["idempotency_key"] == r_id
+    out = subprocess.run(["kcat", "-b", broker, "-C", "-t", "orders", "-o", "beginning", "-e",
+                          "-q", "-J"], capture_output=True, text=True, timeout=scaled(30)).stdout
+    recs = [json.loads(x) for x in out.splitlines() if x.strip()]
+    (rec,) = [x for x in recs if x.get("key") == "many-t1"]
+    kh = dict(zip(rec["headers"][0::2], rec["headers"][1::2]))
+    assert len(kh) == 102 and kh["h-099"] == "v99-t1" and kh["Idempotency-Key"] == k_id
