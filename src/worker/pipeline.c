@@ -18,7 +18,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_HEADERS 64
 #define MAX_SECRETS_USED 32
 
 enum claim_col {
@@ -239,10 +238,10 @@ static bool has_header(const cJSON *headers, const char *name)
 struct rendered {
     struct buf url;
     struct buf header_text; /* "Name: value\0Name: value\0..." */
-    const char *headers[MAX_HEADERS];
+    const char **headers;   /* into header_text */
     int nheaders;
     char *body;
-    int expected[32];
+    int *expected;
     int nexpected;
 };
 
@@ -250,13 +249,13 @@ static void rendered_free(struct rendered *r)
 {
     buf_free(&r->url);
     buf_free(&r->header_text);
+    free(r->headers);
     free(r->body);
+    free(r->expected);
 }
 
 static int add_header(struct rendered *r, const char *name, const char *value)
 {
-    if (r->nheaders == MAX_HEADERS)
-        return -1;
     return buf_printf(&r->header_text, "%s: %s", name, value) | buf_putc(&r->header_text, '\0');
 }
 
@@ -286,6 +285,11 @@ static int render_headers(struct exec *e, const struct template_vars *vars, stru
     if (rc == 0 && !has_header(headers, "X-Taskexec-Attempt"))
         rc = add_header(r, "X-Taskexec-Attempt", attempt) < 0 ? TEMPLATE_ENOMEM : 0;
     /* Index the NUL-separated lines only now: the buffer may have moved while growing. */
+    size_t lines = 0;
+    for (size_t off = 0; off < r->header_text.len; off++)
+        lines += r->header_text.data[off] == '\0';
+    if (rc == 0 && !(r->headers = calloc(lines + 1, sizeof(*r->headers))))
+        rc = TEMPLATE_ENOMEM;
     for (size_t off = 0; rc == 0 && off < r->header_text.len; r->nheaders++) {
         r->headers[r->nheaders] = r->header_text.data + off;
         off += strlen(r->header_text.data + off) + 1;
@@ -309,7 +313,9 @@ static int render_http(struct exec *e, const struct template_vars *vars, struct 
     if (rc == 0)
         rc = render_headers(e, vars, r, tpl != NULL, err, errlen);
     const cJSON *codes = json_get(e->spec, "expected_status_codes");
-    for (const cJSON *c = codes ? codes->child : NULL; c && r->nexpected < 32; c = c->next)
+    if (rc == 0 && !(r->expected = calloc((size_t)cJSON_GetArraySize(codes) + 1, sizeof(int))))
+        rc = TEMPLATE_ENOMEM;
+    for (const cJSON *c = codes ? codes->child : NULL; rc == 0 && c; c = c->next)
         r->expected[r->nexpected++] = (int)c->valuedouble;
     return rc;
 }

@@ -433,3 +433,17 @@ def test_sigterm_waits_for_in_flight_delivery(pg, te_factory, sink):
         assert x["attempt_count"] == 1
         assert [(a[0], a[1]) for a in attempts(conn, xid)] == [(1, "SUCCESS")]
     assert len(sink.requests_for(xid)) == 1
+
+
+def test_many_headers_and_status_codes(engine, sink, db):
+    """No fixed limit: 80 headers (the sink's http.server takes at most 100 in all) all reach
+    the target, and a status listed 40th in expected_status_codes counts as success."""
+    headers = {f"X-H{i:03}": f"v{i}-{{{{input.tag}}}}" for i in range(80)}
+    expected = list(range(200, 240))
+    ep = make_endpoint(engine, sink.url("/status/239"), headers=headers, expected=expected,
+                       body={"t": "{{input.tag}}"})
+    _, xid = immediate(engine, ep, {"tag": "z"})
+    assert wait_terminal(db, xid, scaled(10)) == "SUCCESS", attempts(db, xid)
+    (r,) = sink.requests_for(xid)
+    assert all(r.header(f"X-H{i:03}") == f"v{i}-z" for i in range(80))
+    assert r.header("Idempotency-Key") == xid
