@@ -489,6 +489,33 @@ static void test_bad_urls(void **state)
     teardown_loop();
 }
 
+/*
+ * Messages quoting the URL's password: a short password that occurs in the text
+ * (redaction makes the text longer), a password that is its own replacement
+ * ("***"), and a message longer than the result buffer. The send completes, the
+ * message fits and shows no password (ASan checks the bounds).
+ */
+static void test_redaction_edges(void **state)
+{
+    (void)state;
+    setup_loop(NULL);
+    char host[200], u[300];
+    memset(host, 'h', 150);
+    snprintf(host + 150, sizeof(host) - 150, "....invalid");
+    snprintf(u, sizeof(u), "redis://:a@%s:6379", host);
+    send_wait(u, "s", 0, false, 3000);
+    assert_int_equal(T.res[0].outcome, REDISD_CONNECTION_ERROR);
+    assert_null(strchr(T.res[0].msg, 'a'));
+    assert_true(strlen(T.res[0].msg) < sizeof(T.res[0].msg));
+    send_wait("redis://:***@x***y.invalid:6379", "s", 0, false, 3000);
+    assert_int_equal(T.res[1].outcome, REDISD_CONNECTION_ERROR);
+    send_wait("redis://:no@no-such-host.invalid:6379", "s", 0, false, 3000);
+    assert_int_equal(T.res[2].outcome, REDISD_CONNECTION_ERROR);
+    assert_null(strstr(T.res[2].msg, "no-such"));
+    assert_non_null(strstr(T.res[2].msg, "***-such"));
+    teardown_loop();
+}
+
 static void test_close_inflight(void **state)
 {
     (void)state;
@@ -587,17 +614,12 @@ static int group_teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_xadd_ok),
-        cmocka_unit_test(test_maxlen),
-        cmocka_unit_test(test_select_db),
-        cmocka_unit_test(test_auth),
-        cmocka_unit_test(test_restart),
-        cmocka_unit_test(test_timeout),
-        cmocka_unit_test(test_wrongtype),
-        cmocka_unit_test(test_connect_timeout),
-        cmocka_unit_test(test_bad_urls),
-        cmocka_unit_test(test_close_inflight),
-        cmocka_unit_test(test_close_from_callback),
+        cmocka_unit_test(test_xadd_ok),        cmocka_unit_test(test_maxlen),
+        cmocka_unit_test(test_select_db),      cmocka_unit_test(test_auth),
+        cmocka_unit_test(test_restart),        cmocka_unit_test(test_timeout),
+        cmocka_unit_test(test_wrongtype),      cmocka_unit_test(test_connect_timeout),
+        cmocka_unit_test(test_bad_urls),       cmocka_unit_test(test_redaction_edges),
+        cmocka_unit_test(test_close_inflight), cmocka_unit_test(test_close_from_callback),
     };
     return cmocka_run_group_tests(tests, group_setup, group_teardown);
 }

@@ -17,7 +17,9 @@
  */
 #include "worker/dispatch/redis.h"
 
+#include "core/buf.h"
 #include "core/log.h"
+#include "domain/template.h"
 
 #include <hiredis/adapters/libuv.h>
 #include <hiredis/async.h>
@@ -257,20 +259,22 @@ static bool str_eq(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-/* Replaces every occurrence of secret in msg (in place) with "***". */
-static void redact(char *msg, const char *secret)
+/*
+ * Copies msg into dst[cap] with every occurrence of secret (the URL's password)
+ * shown as "***". The whole message is redacted before it is cut to fit, so a
+ * cut can never leave part of the secret behind.
+ */
+static void copy_redacted(char *dst, size_t cap, const char *msg, const char *secret)
 {
-    size_t n = secret ? strlen(secret) : 0;
-    char *hit;
-    if (n == 0)
-        return;
-    while ((hit = strstr(msg, secret)) != NULL) {
-        size_t rest = strlen(hit + n);
-        memmove(hit + 3, hit + n, rest + 1);
-        memcpy(hit, "***", 3);
-        if (n < 3)
-            break; /* the result could exceed the buffer; one pass is enough */
-    }
+    struct buf clean = BUF_INIT;
+    const char *const secrets[] = {secret};
+    if (!secret || !*secret)
+        snprintf(dst, cap, "%s", msg);
+    else if (template_redact(msg, strlen(msg), secrets, 1, &clean) == 0)
+        snprintf(dst, cap, "%.*s", (int)clean.len, clean.len ? clean.data : "");
+    else
+        snprintf(dst, cap, "%s", "(message withheld: out of memory)");
+    buf_free(&clean);
 }
 
 /* ---- redisd lifetime ---- */
@@ -344,9 +348,7 @@ static void send_finish(struct redisd_send *s, enum redisd_outcome o, const char
         queue_remove(s);
     s->state = SEND_DONE;
     s->outcome = o;
-    snprintf(s->msg, sizeof(s->msg), "%s", msg ? msg : "");
-    if (s->conn)
-        redact(s->msg, s->conn->pass);
+    copy_redacted(s->msg, sizeof(s->msg), msg ? msg : "", s->conn ? s->conn->pass : NULL);
     uv_timer_stop(&s->timer);
     uv_timer_start(&s->timer, on_send_timer, 0, 0);
 }
@@ -483,9 +485,11 @@ static void on_conn_timer(uv_timer_t *t)
 }
 
 /* Gives up on the current attempt: queued sends fail, the next try waits. */
-static void conn_fail(struct redisd_conn *c, const char *msg)
+static void conn_fail(struct redisd_conn *c, const char *why)
 {
     uint64_t now = uv_now(c->d->loop);
+    char msg[REDISD_MSG_SIZE];
+    copy_redacted(msg, sizeof(msg), why, c->pass);
     log_warn("redisd: %s:%d: %s", c->host, c->port, msg);
     conn_set_state(c, CONN_DOWN);
     c->next_try_ms = now + (uint64_t)c->backoff_ms;
@@ -533,10 +537,10 @@ static void on_setup_reply(redisAsyncContext *ac, void *reply, void *priv, const
     if (!r || c->state != CONN_SETUP)
         return; /* lost: on_disconnect handles it */
     if (r->type == REDIS_REPLY_ERROR) {
-        char msg[REDISD_MSG_SIZE];
-        snprintf(msg, sizeof(msg), "%s failed: %s", what, r->str);
-        redact(msg, c->pass);
-        conn_fail(c, msg);
+        struct buf full = BUF_INIT; /* whole, so that conn_fail redacts before cutting */
+        bool ok = buf_printf(&full, "%s failed: %s", what, r->str ? r->str : "") == 0;
+        conn_fail(c, ok ? full.data : what);
+        buf_free(&full);
         return;
     }
     if (priv) /* the last setup command */
