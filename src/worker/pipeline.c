@@ -18,7 +18,6 @@
 #include <string.h>
 #include <strings.h>
 
-#define MAX_SECRETS_USED 32
 
 enum claim_col {
     CC_ID,
@@ -212,17 +211,16 @@ static const char *secret_lookup(void *arg, const char *name, size_t len)
         if (strcmp(e->secrets[i], v) == 0)
             return v;
     }
-    if (e->nsecrets < MAX_SECRETS_USED) {
-        char **grown = realloc(e->secrets, (size_t)(e->nsecrets + 1) * sizeof(char *));
-        char *copy = strdup(v);
-        if (grown)
-            e->secrets = grown;
-        if (!grown || !copy) {
-            free(copy);
-            return NULL; /* unresolvable rather than unredactable */
-        }
-        e->secrets[e->nsecrets++] = copy;
+    /* every value used is kept for redaction, however many there are */
+    char **grown = realloc(e->secrets, (size_t)(e->nsecrets + 1) * sizeof(char *));
+    char *copy = strdup(v);
+    if (grown)
+        e->secrets = grown;
+    if (!grown || !copy) {
+        free(copy);
+        return NULL; /* unresolvable rather than unredactable */
     }
+    e->secrets[e->nsecrets++] = copy;
     return v;
 }
 

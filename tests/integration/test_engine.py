@@ -7,6 +7,7 @@ lifecycle (catch-up after a scheduler outage, graceful shutdown) use te_factory.
 
 import signal
 import time
+import json
 import uuid
 from datetime import datetime, timedelta, timezone
 
@@ -447,3 +448,22 @@ def test_many_headers_and_status_codes(engine, sink, db):
     (r,) = sink.requests_for(xid)
     assert all(r.header(f"X-H{i:03}") == f"v{i}-z" for i in range(80))
     assert r.header("Idempotency-Key") == xid
+
+
+def test_every_secret_used_is_redacted(engine, sink, db):
+    """However many distinct secrets a delivery uses (40 here), each is hidden in what is
+    recorded: /echo sends all the headers back, and the output holds none of their values."""
+    values = [f"s3cr3t-{i:02}-{uuid.uuid4().hex}" for i in range(40)]
+    names = [uniq("many") for _ in values]
+    for n, v in zip(names, values):
+        assert_status(engine.post("/secrets", json={"name": n, "value": v}), 201)
+    headers = {f"X-S{i:02}": "{{secret.%s}}" % n for i, n in enumerate(names)}
+    ep = make_endpoint(engine, sink.url("/echo"), headers=headers)
+    _, xid = immediate(engine, ep)
+    assert wait_terminal(db, xid, scaled(10)) == "SUCCESS"
+    (r,) = sink.requests_for(xid)
+    assert [r.header(f"X-S{i:02}") for i in range(40)] == values
+    recorded = json.dumps(execution(db, xid)["output"]) + engine.get(f"/executions/{xid}").text
+    assert "***" in recorded
+    leaked = [v for v in values if v in recorded]
+    assert leaked == []
