@@ -5,6 +5,26 @@
 #include <stdlib.h>
 #include <string.h>
 
+/*
+ * cJSON decodes \u0000 to a NUL byte inside a C string, where everything after
+ * it would silently vanish (a secret cut short, two idempotency keys made one).
+ * Such strings are refused, as PostgreSQL refuses them in jsonb. Called on a
+ * document cJSON accepted, so every backslash is inside a string.
+ */
+static long find_nul_escape(const char *text, size_t len)
+{
+    for (size_t i = 0; i < len; i++) {
+        if (text[i] == '\0')
+            return (long)i;
+        if (text[i] != '\\' || i + 1 >= len)
+            continue;
+        if (text[i + 1] == 'u' && i + 5 < len && memcmp(text + i + 2, "0000", 4) == 0)
+            return (long)i;
+        i++; /* the escaped character */
+    }
+    return -1;
+}
+
 int json_parse(const char *text, size_t len, cJSON **out, char *err, size_t errlen)
 {
     const char *end = NULL;
@@ -22,6 +42,13 @@ int json_parse(const char *text, size_t len, cJSON **out, char *err, size_t errl
             cJSON_Delete(v);
             return -1;
         }
+    }
+    long nul = find_nul_escape(text, len);
+    if (nul >= 0) {
+        snprintf(err, errlen, "JSON strings must not contain NUL (\\u0000) characters (byte %ld)",
+                 nul);
+        cJSON_Delete(v);
+        return -1;
     }
     *out = v;
     return 0;

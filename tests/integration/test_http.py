@@ -123,6 +123,21 @@ def test_malformed_json_is_400(te, raw):
     assert_error(r, 400, "INVALID_REQUEST")
 
 
+@pytest.mark.parametrize("path,doc", [
+    ("/secrets", {"name": "nul-secret", "value": "abc\u0000def"}),
+    ("/configs", {"name": "nul-cfg\u0000zzz", "values": {}}),
+    ("/configs", {"name": "nul-cfg2", "values": {"k\u0000": 1}}),
+    ("/jobs", {"endpoint": "e", "trigger": "IMMEDIATE", "idempotency_key": "k\u0000one"}),
+])
+def test_nul_characters_in_strings_are_400(te, path, doc):
+    """A \\u0000 would cut a C string short (a secret truncated, two keys made one): refused."""
+    r = te.post(path, data=json.dumps(doc), headers={"Content-Type": "application/json"})
+    assert_error(r, 400, "INVALID_REQUEST", "NUL")
+    name = doc.get("name", "").split("\u0000")[0]
+    if name:
+        assert te.get(f"{path}/{name}").status_code == 404
+
+
 @pytest.mark.parametrize("doc", [[], [1, 2], "x", 5, None, True])
 def test_json_that_is_not_an_object_is_400(te, doc):
     r = te.post("/configs", data=json.dumps(doc), headers={"Content-Type": "application/json"})

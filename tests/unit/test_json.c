@@ -60,6 +60,16 @@ static const struct parse_case parse_cases[] = {
     {"true,", -1, "malformed JSON: unexpected data at byte 4"},
     {"null\n\n#", -1, "malformed JSON: unexpected data at byte 6"},
     {"\"x\"\x0b", -1, "malformed JSON: unexpected data at byte 3"},
+    /* NUL characters in strings are refused (C strings would cut them short) */
+    {"{\"a\":\"x\\u0000y\"}", -1,
+     "JSON strings must not contain NUL (\\u0000) characters (byte 7)"},
+    {"{\"a\\u0000\":1}", -1, "JSON strings must not contain NUL (\\u0000) characters (byte 3)"},
+    {"[\"\\\\u0000\"]", 0, NULL}, /* an escaped backslash, then text "u0000" */
+    {"[\"\\\\\\u0000\"]", -1, "JSON strings must not contain NUL (\\u0000) characters (byte 4)"},
+    {"[\"\\u0001\\u00000\"]", -1,
+     "JSON strings must not contain NUL (\\u0000) characters (byte 8)"},
+    {"[\"\\u00001\"]", -1, "JSON strings must not contain NUL (\\u0000) characters (byte 2)"},
+    {"[\"\\u1000\\u0100\"]", 0, NULL},
 };
 
 static void test_parse_table(void **state)
