@@ -161,9 +161,17 @@ static int load_key_file(struct api_keys *ks, const char *file, char *err, size_
         return -1;
     }
     char line[1024];
-    int rc = 0;
+    int rc = 0, lineno = 0;
     while (rc == 0 && fgets(line, sizeof(line), f)) {
         size_t len = strcspn(line, "\n");
+        lineno++;
+        if (line[len] != '\n' && !feof(f)) {
+            /* never split a long line into several keys that would each work */
+            snprintf(err, errlen, "TE_API_KEYS_FILE: %s line %d is longer than %zu characters",
+                     file, lineno, sizeof(line) - 2);
+            rc = -1;
+            break;
+        }
         if (line[0] == '#')
             continue;
         rc = add_key(ks, line, len, err, errlen);

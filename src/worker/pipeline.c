@@ -18,7 +18,6 @@
 #include <string.h>
 #include <strings.h>
 
-
 enum claim_col {
     CC_ID,
     CC_JOB,

@@ -417,6 +417,32 @@ static void test_keys_errors(void **state)
     }
 }
 
+/* A line too long for the reader is refused, never split into keys that each work. */
+static void test_keys_file_long_line(void **state)
+{
+    (void)state;
+    char content[1600];
+    memset(content, 'k', 1501);
+    snprintf(content + 1501, sizeof(content) - 1501, "\n");
+    char *path = write_temp(content);
+    struct api_keys *ks = NULL;
+    char err[512] = "", want[600];
+    assert_int_equal(api_keys_load(NULL, path, &ks, err, sizeof(err)), -1);
+    snprintf(want, sizeof(want), "TE_API_KEYS_FILE: %s line 1 is longer than 1022 characters",
+             path);
+    assert_string_equal(err, want);
+    assert_null(ks);
+    unlink(path);
+    /* 1022 characters and the newline fit */
+    memset(content, 'k', 1022);
+    snprintf(content + 1022, sizeof(content) - 1022, "\n");
+    path = write_temp(content);
+    ks = load_ok(NULL, path);
+    assert_int_equal(api_keys_count(ks), 1);
+    api_keys_free(ks);
+    unlink(path);
+}
+
 static void test_keys_missing_file(void **state)
 {
     (void)state;
@@ -481,6 +507,7 @@ int main(void)
         cmocka_unit_test(test_keys_reject_others),
         cmocka_unit_test(test_keys_file),
         cmocka_unit_test(test_keys_errors),
+        cmocka_unit_test(test_keys_file_long_line),
         cmocka_unit_test(test_keys_missing_file),
         cmocka_unit_test(test_keys_limit),
         cmocka_unit_test(test_keys_independent_sets),
