@@ -333,6 +333,11 @@ static const struct {
     [EP_REDIS_STREAM] = {"REDIS_STREAM", redis_fields, TE_ARRAY_LEN(redis_fields)},
 };
 
+#define NORMALIZE_MAX_FIELDS 16
+_Static_assert(TE_ARRAY_LEN(http_fields) <= NORMALIZE_MAX_FIELDS, "http_fields too long");
+_Static_assert(TE_ARRAY_LEN(kafka_fields) <= NORMALIZE_MAX_FIELDS, "kafka_fields too long");
+_Static_assert(TE_ARRAY_LEN(redis_fields) <= NORMALIZE_MAX_FIELDS, "redis_fields too long");
+
 int endpoint_type_parse(const char *s, enum endpoint_type *out)
 {
     for (size_t i = 0; i < TE_ARRAY_LEN(types); i++) {
@@ -353,7 +358,7 @@ const char *endpoint_type_name(enum endpoint_type t)
 static int normalize_object(const cJSON *in, const struct spec_field *f, size_t n,
                             const char *where, cJSON **out, char *err, size_t errlen)
 {
-    struct json_field jf[16] = {{0}};
+    struct json_field jf[NORMALIZE_MAX_FIELDS] = {{0}};
     if (n > TE_ARRAY_LEN(jf))
         n = TE_ARRAY_LEN(jf);
     for (size_t i = 0; i < n; i++)
@@ -442,6 +447,7 @@ static const struct spec_field retry_fields[] = {
     {"initial_delay_ms", JT_INT, false, check_delay, "1000"},
     {"max_delay_ms", JT_INT, false, check_delay, "60000"},
 };
+_Static_assert(TE_ARRAY_LEN(retry_fields) <= NORMALIZE_MAX_FIELDS, "retry_fields too long");
 
 int endpoint_retry_normalize(const cJSON *retry, cJSON **out, char *err, size_t errlen)
 {

@@ -3428,6 +3428,7 @@ static bool uses(const struct js_node *n, kw_eval_fn fn)
  * every schema it passes through. */
 static void plan_node(struct js_node *n)
 {
+    _Static_assert(TE_ARRAY_LEN(kw_evals) <= MAX_PLAN, "MAX_PLAN must hold every evaluator");
     n->nplan = 0;
     for (size_t i = 0; i < TE_ARRAY_LEN(kw_evals); i++) {
         if (uses(n, kw_evals[i]))
