@@ -190,11 +190,12 @@ static void skip_bad_job(struct scheduler *s, const char *id, const char *why)
     if (is_bad_job(s, id))
         return;
     log_ctx(LOG_WARN, "job_id", id, "scheduler: cron: skipping job: %s", why);
-    if (s->n_bad_jobs < SCHED_CRON_BAD_MAX) {
-        char *copy = strdup(id);
-        if (copy)
-            s->bad_jobs[s->n_bad_jobs++] = copy;
-    }
+    char **grown = realloc(s->bad_jobs, (size_t)(s->n_bad_jobs + 1) * sizeof(*grown));
+    char *copy = grown ? strdup(id) : NULL;
+    if (grown)
+        s->bad_jobs = grown;
+    if (copy)
+        s->bad_jobs[s->n_bad_jobs++] = copy;
 }
 
 static int read_ms(const PGresult *res, int row, int col, int64_t *out)

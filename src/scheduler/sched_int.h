@@ -21,7 +21,6 @@
 #define SCHED_CRON_TICKS_PER_JOB 100
 #define SCHED_CRON_TICKS_PER_ROUND 5000
 /* Jobs whose expression or zone stopped parsing, left out of the due query. */
-#define SCHED_CRON_BAD_MAX 256
 #define SCHED_HEARTBEAT_MS 5000
 
 enum sched_loop_id { SL_CRON, SL_PROMOTE, SL_RECLAIM, SL_BEAT, SL_COUNT };
@@ -66,7 +65,7 @@ struct scheduler {
     int cron_planned;
     bool cron_more;
     /* cron: ids of jobs skipped because their expression or zone does not parse */
-    char *bad_jobs[SCHED_CRON_BAD_MAX];
+    char **bad_jobs; /* grows as needed: a bad job left in would be re-read every round */
     int n_bad_jobs;
 };
 

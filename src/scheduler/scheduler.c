@@ -189,6 +189,7 @@ static void sched_free(struct scheduler *s)
 {
     for (int i = 0; i < s->n_bad_jobs; i++)
         free(s->bad_jobs[i]);
+    free(s->bad_jobs);
     free(s->component);
     free(s);
 }
