@@ -323,6 +323,21 @@ fi
 
 # -- local stream targets -------------------------------------------------------------------
 
+# still_starting PID LOG WHAT DEADLINE: one turn of a wait for a local target to be ready;
+# dies with the end of its log when it exited or DEADLINE (in $SECONDS) has passed.
+still_starting() {
+    local pid=$1 log=$2 what=$3 deadline=$4
+    if ! alive "$pid"; then
+        tail -n 20 "$log" >&2 || true
+        die "$what exited before it was ready (log: .run/${log##*/})"
+    fi
+    if ((SECONDS >= deadline)); then
+        tail -n 20 "$log" >&2 || true
+        die "$what was not ready within 15 s (log: .run/${log##*/})"
+    fi
+    sleep 0.1
+}
+
 start_kafka() {
     local out=$run_dir/kafka.out log=$run_dir/kafka.log line deadline=$((SECONDS + 15))
     rm -f "$run_dir/kafka.bootstrap" "$out"
@@ -334,15 +349,7 @@ start_kafka() {
     kafka_pid=$!
     # Its first line on stdout is "BOOTSTRAP 127.0.0.1:PORT" (read succeeds on a whole line).
     until IFS= read -r line 2>/dev/null <"$out"; do
-        if ! alive "$kafka_pid"; then
-            tail -n 20 "$log" >&2 || true
-            die "the Kafka test broker exited before printing its address (log: .run/kafka.log)"
-        fi
-        if ((SECONDS >= deadline)); then
-            tail -n 20 "$log" >&2 || true
-            die "the Kafka test broker did not print its address within 15 s (log: .run/kafka.log)"
-        fi
-        sleep 0.1
+        still_starting "$kafka_pid" "$log" "the Kafka test broker" "$deadline"
     done
     rm -f "$out"
     [[ $line =~ ^BOOTSTRAP\ ([0-9.:,]+)$ ]] ||
@@ -363,15 +370,7 @@ start_redis() {
     redis_pid=$!
     until [[ $(timeout --foreground 2 redis-cli -h 127.0.0.1 -p "$port" PING 2>/dev/null) == PONG ]] &&
         alive "$redis_pid"; do
-        if ! alive "$redis_pid"; then
-            tail -n 20 "$log" >&2 || true
-            die "redis-server exited (log: .run/redis.log)"
-        fi
-        if ((SECONDS >= deadline)); then
-            tail -n 20 "$log" >&2 || true
-            die "redis-server did not answer PING within 15 s (log: .run/redis.log)"
-        fi
-        sleep 0.1
+        still_starting "$redis_pid" "$log" "redis-server" "$deadline"
     done
     redis_url=redis://127.0.0.1:$port
     redis_port=$port

@@ -39,6 +39,13 @@ def final(db, exec_id, timeout=20):
     return wait_until(done, scaled(timeout), what=f"{exec_id} to finish")
 
 
+def failed_without_retry(db, exec_id):
+    """Waits for exec_id to be FAILED after its first attempt; returns that attempt's error."""
+    status, _, attempts = final(db, exec_id)
+    assert status == "FAILED" and attempts == 1, (status, attempts)
+    return attempt_errors(db, exec_id)[0]
+
+
 def attempt_errors(db, exec_id):
     rows = db.execute("SELECT error FROM attempts WHERE execution_id = %s ORDER BY attempt_number",
                       (exec_id,)).fetchall()
@@ -276,10 +283,7 @@ def test_kafka_producer_that_cannot_be_created_fails_without_retry(te, db, broke
                         security={"protocol": "SSL", "ssl_ca_location": "/nonexistent/ca.pem"})
     ep["retry_policy"] = {"max_attempts": 3, "initial_delay_ms": 100}
     assert_status(te.post("/endpoints", json=ep), 201)
-    eid = create_job(te, ep["name"], {"order_id": "x"})
-    status, _, attempts = final(db, eid)
-    assert status == "FAILED" and attempts == 1
-    err = attempt_errors(db, eid)[0]
+    err = failed_without_retry(db, create_job(te, ep["name"], {"order_id": "x"}))
     assert err["type"] == "BROKER_ERROR" and "ssl.ca.location" in err["message"], err
 
 
@@ -358,10 +362,7 @@ def test_rediss_is_refused_clearly(te, db):
     ep["config"] = cfg
     ep["retry_policy"] = {"max_attempts": 3, "initial_delay_ms": 100}
     assert_status(te.post("/endpoints", json=ep), 201)
-    eid = create_job(te, ep["name"], {"user_id": "u"})
-    status, _, attempts = final(db, eid)
-    assert status == "FAILED" and attempts == 1
-    err = attempt_errors(db, eid)[0]
+    err = failed_without_retry(db, create_job(te, ep["name"], {"user_id": "u"}))
     assert err["type"] == "CONNECTION_ERROR" and "rediss://" in err["message"], err
 
 
