@@ -387,3 +387,37 @@ def test_many_headers_and_fields_all_arrive(te, db, redis, broker):
     (rec,) = [x for x in recs if x.get("key") == "many-t1"]
     kh = dict(zip(rec["headers"][0::2], rec["headers"][1::2]))
     assert len(kh) == 102 and kh["h-099"] == "v99-t1" and kh["Idempotency-Key"] == k_id
+
+
+def test_kafka_three_brokers_one_down_then_back(te, db):
+    """A 3-broker cluster, 6 partitions, the leader of partition 0 down from the start: records
+    for the partitions it leads time out and are retried per the policy while the others go
+    through; once it is back every execution ends SUCCESS, the records spread over all six
+    partitions, each on the topic exactly once."""
+    k = KafkaBroker("spread:6", brokers=3).start()
+    try:
+        assert k.bootstrap.count(",") == 2
+        leaders = k.leaders("spread")
+        victim = leaders[0]
+        k.set_broker(victim, up=False)
+        ep = kafka_endpoint(bootstrap_servers=k.bootstrap, topic="spread", timeout_ms=1000,
+                            key_template="{{input.order_id}}")
+        ep["retry_policy"] = {"max_attempts": 20, "backoff": "fixed", "initial_delay_ms": 300}
+        assert_status(te.post("/endpoints", json=ep), 201)
+        ids = [create_job(te, ep["name"], {"order_id": f"o-{i}"}) for i in range(30)]
+
+        def failed_attempts():
+            return db.execute("SELECT count(*) FROM attempts WHERE execution_id = ANY(%s)"
+                              " AND status <> 'SUCCESS'", (ids,)).fetchone()[0]
+        wait_until(failed_attempts, scaled(20), what=f"attempts to fail while broker {victim} is down")
+        k.set_broker(victim, up=True)
+        outs = [final(db, x, 60) for x in ids]
+        assert all(o[0] == "SUCCESS" for o in outs), outs
+        retried = {o[1]["partition"] for o in outs if o[2] > 1}
+        assert retried and retried <= {p for p, b in leaders.items() if b == victim}, (retried, leaders)
+        assert min(o[2] for o in outs) == 1
+        assert {o[1]["partition"] for o in outs} == set(range(6))
+        keys = [m.key() for m in k.consume("spread", 30, scaled(30))]
+        assert sorted(keys) == sorted(f"o-{i}".encode() for i in range(30))
+    finally:
+        k.stop()

@@ -21,7 +21,9 @@
  *
  * Outages on demand, for tests: SIGUSR1 takes every broker down (connections are closed
  * and new ones refused, the listening ports stay reserved), SIGUSR2 brings them back up on
- * the same addresses. Each change is confirmed on stderr ("brokers down" / "brokers up").
+ * the same addresses. The same from lines on stdin: "down", "up", or "down N" / "up N" for
+ * broker N alone (1-based). Each change is confirmed on stderr ("brokers down", "broker 2
+ * up"); stdin at its end (or /dev/null) just stops being read.
  * Listeners are loopback only (the mock cluster binds 127.0.0.1).
  */
 #include <librdkafka/rdkafka.h>
@@ -62,17 +64,47 @@ static int parse_int(const char *s, long lo, long hi, int *out)
     return 0;
 }
 
-/* Takes every broker down (closing its connections) or brings it back up. */
-static void set_brokers(rd_kafka_mock_cluster_t *mc, int brokers, bool up)
+/* The cluster, shared by the signal loop and the stdin reader until shutdown. */
+static pthread_mutex_t mc_lock = PTHREAD_MUTEX_INITIALIZER;
+static rd_kafka_mock_cluster_t *mc_live;
+static int mc_brokers;
+
+/* Takes broker `only` (or, with 0, every broker) down (closing its connections) or back up. */
+static void set_brokers(int only, bool up)
 {
-    for (int id = 1; id <= brokers; id++) {
-        rd_kafka_resp_err_t err =
-            up ? rd_kafka_mock_broker_set_up(mc, id) : rd_kafka_mock_broker_set_down(mc, id);
+    pthread_mutex_lock(&mc_lock);
+    for (int id = only ? only : 1; mc_live && id <= (only ? only : mc_brokers); id++) {
+        rd_kafka_resp_err_t err = up ? rd_kafka_mock_broker_set_up(mc_live, id)
+                                     : rd_kafka_mock_broker_set_down(mc_live, id);
         if (err)
             fprintf(stderr, "kafka_mock_broker: broker %d %s: %s\n", id, up ? "up" : "down",
                     rd_kafka_err2str(err));
     }
-    fprintf(stderr, "kafka_mock_broker: brokers %s\n", up ? "up" : "down");
+    if (only)
+        fprintf(stderr, "kafka_mock_broker: broker %d %s\n", only, up ? "up" : "down");
+    else
+        fprintf(stderr, "kafka_mock_broker: brokers %s\n", up ? "up" : "down");
+    pthread_mutex_unlock(&mc_lock);
+}
+
+/* Reads "down [N]" / "up [N]" lines from stdin until its end. */
+static void *control_reader(void *arg)
+{
+    char line[64], word[8];
+    (void)arg;
+    while (fgets(line, sizeof line, stdin)) {
+        int id = 0, n;
+        word[0] = '\0';
+        n = sscanf(line, "%7s %d", word, &id);
+        bool up = strcmp(word, "up") == 0;
+        if (n < 1 || (!up && strcmp(word, "down") != 0) || id < 0 || id > mc_brokers) {
+            fprintf(stderr, "kafka_mock_broker: unknown command '%.*s' (down [N], up [N])\n",
+                    (int)strcspn(line, "\n"), line);
+            continue;
+        }
+        set_brokers(id, up);
+    }
+    return NULL;
 }
 
 static int parse_topic(const char *arg, struct topic_opt *t)
@@ -198,6 +230,12 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    mc_live = mc;
+    mc_brokers = brokers;
+    pthread_t reader;
+    if (pthread_create(&reader, NULL, control_reader, NULL) == 0)
+        pthread_detach(reader);
+
     printf("BOOTSTRAP %s\n", rd_kafka_mock_cluster_bootstraps(mc));
     fflush(stdout);
     fprintf(stderr, "kafka_mock_broker: %d broker(s), %d topic(s) pre-created, pid %ld\n", brokers,
@@ -209,9 +247,12 @@ int main(int argc, char **argv)
             continue;
         if (sig != SIGUSR1 && sig != SIGUSR2)
             break;
-        set_brokers(mc, brokers, sig == SIGUSR2);
+        set_brokers(0, sig == SIGUSR2);
     }
     fprintf(stderr, "kafka_mock_broker: signal %d, shutting down\n", sig);
+    pthread_mutex_lock(&mc_lock);
+    mc_live = NULL; /* the reader may still be blocked on stdin: it finds nothing to change */
+    pthread_mutex_unlock(&mc_lock);
 
     rd_kafka_mock_cluster_destroy(mc);
     rd_kafka_destroy(rk);

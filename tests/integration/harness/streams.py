@@ -94,8 +94,8 @@ class KafkaBroker:
         self.bootstrap = None
 
     def start(self):
-        self.proc = subprocess.Popen([self.path, *self.args], stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen([self.path, *self.args], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         ready, _, _ = select.select([self.proc.stdout], [], [], 10)
         assert ready, "kafka_mock_broker did not start"
         line = self.proc.stdout.readline()
@@ -121,6 +121,23 @@ class KafkaBroker:
 
     def up(self):
         self._signal_and_confirm(signal.SIGUSR2, "up")
+
+    def leaders(self, topic):
+        """{partition: leader broker id} from the cluster's metadata (the mock cluster places
+        leaders at random)."""
+        from confluent_kafka.admin import AdminClient
+        md = AdminClient({"bootstrap.servers": self.bootstrap}).list_topics(topic, timeout=10)
+        return {pid: p.leader for pid, p in md.topics[topic].partitions.items()}
+
+    def set_broker(self, broker_id, up):
+        """Takes one broker (1-based) down or brings it back, through the tool's stdin."""
+        word = "up" if up else "down"
+        confirm = f"broker {broker_id} {word}"
+        seen = sum(confirm in l for l in self.stderr_lines)
+        self.proc.stdin.write(f"{word} {broker_id}\n")
+        self.proc.stdin.flush()
+        wait_until(lambda: sum(confirm in l for l in self.stderr_lines) > seen, 10,
+                   what=f"kafka_mock_broker to confirm '{confirm}'")
 
     def stop(self):
         if self.proc and self.proc.poll() is None:
