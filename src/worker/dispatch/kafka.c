@@ -260,7 +260,6 @@ static void prod_on_readable(uv_poll_t *h, int status, int events)
 }
 
 #define SEC_N 5
-#define SEC_PASSWORD 3
 
 static void sec_view(const struct kafkad_security *sec, const char *out[SEC_N])
 {
