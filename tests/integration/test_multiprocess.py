@@ -3,11 +3,10 @@ the executions of a process killed with SIGKILL, and no double cron ticks."""
 
 import time
 import uuid
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 
-from harness.api import assert_status, thread_session, uniq
+from harness.api import assert_status, create_immediate_jobs, uniq
 from harness.sink import sink  # noqa: F401 - fixture
 from harness.util import scaled, wait_until
 
@@ -40,18 +39,12 @@ def test_three_processes_deliver_each_execution_exactly_once(pg, te_factory, sin
     ep = make_endpoint(first, sink.url("/ok"))
     n_jobs = 2000
 
-    def create(i):
-        te = procs[i % 3]
-        s = thread_session(te)
-        body = {"endpoint": ep, "trigger": "IMMEDIATE", "idempotency_key": f"k{i}-{uuid.uuid4().hex}",
+    def body(i):
+        return {"endpoint": ep, "trigger": "IMMEDIATE", "idempotency_key": f"k{i}-{uuid.uuid4().hex}",
                 "input": {"n": i}}
-        r = s.post(te.base_url + "/jobs", json=body, timeout=scaled(30))
-        assert r.status_code == 201, (r.status_code, r.text[:300])
-        return r.json()["execution"]["execution_id"]
 
     t0 = time.monotonic()
-    with ThreadPoolExecutor(max_workers=24) as pool:
-        xids = list(pool.map(create, range(n_jobs)))
+    xids = create_immediate_jobs(procs, n_jobs, body, workers=24, timeout=scaled(30))
     created_s = time.monotonic() - t0
     assert len(set(xids)) == n_jobs
     assert created_s < scaled(60), f"creating {n_jobs} jobs took {created_s:.1f}s"

@@ -7,12 +7,11 @@ import json
 import time
 import uuid
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from harness.api import (assert_status, http_endpoint, kafka_endpoint, redis_endpoint,
-                         thread_session, uniq)
+from harness.api import (assert_status, create_immediate_jobs, http_endpoint, kafka_endpoint,
+                         redis_endpoint, uniq)
 from harness.sink import sink  # noqa: F401 - fixture
 from harness.streams import KafkaBroker, header_map
 from harness.util import scaled, wait_until
@@ -81,19 +80,12 @@ def test_mixed_load_two_processes_exactly_once(pg, te_factory, sink, redis, kafk
     for n, t in enumerate(TRANSPORTS):
         assert_status(procs[n % 2].post("/endpoints", json=eps[t]), 201)
 
-    def create(i):
-        te = procs[i % 2]
-        s = thread_session(te)
-        transport = TRANSPORTS[i % 3]
-        body = {"endpoint": eps[transport]["name"], "trigger": "IMMEDIATE",
+    def body(i):
+        return {"endpoint": eps[TRANSPORTS[i % 3]]["name"], "trigger": "IMMEDIATE",
                 "idempotency_key": f"load-{i}-{uuid.uuid4().hex}", "input": {"seq": i}}
-        r = s.post(te.base_url + "/jobs", json=body, timeout=scaled(30))
-        assert r.status_code == 201, (i, r.status_code, r.text[:300])
-        return r.json()["execution"]["execution_id"]
 
     t0 = time.monotonic()
-    with ThreadPoolExecutor(max_workers=16) as pool:
-        xids = list(pool.map(create, range(N_JOBS)))
+    xids = create_immediate_jobs(procs, N_JOBS, body, workers=16, timeout=scaled(30))
     created_s = time.monotonic() - t0
     assert len(set(xids)) == N_JOBS
     seq_of = {x: i for i, x in enumerate(xids)}

@@ -32,6 +32,21 @@ def thread_session(te):
     return s
 
 
+def create_immediate_jobs(procs, n, body_for, workers=16, timeout=30):
+    """Creates n IMMEDIATE jobs from a thread pool, job i through procs[i % len(procs)] with
+    the body body_for(i) (keep-alive sessions); returns the execution ids in order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def create(i):
+        te = procs[i % len(procs)]
+        r = thread_session(te).post(te.base_url + "/jobs", json=body_for(i), timeout=timeout)
+        assert r.status_code == 201, (i, r.status_code, r.text[:300])
+        return r.json()["execution"]["execution_id"]
+
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        return list(pool.map(create, range(n)))
+
+
 def uniq(prefix="t"):
     """A fresh valid resource name, so that tests sharing a database never collide."""
     return f"{prefix}-{uuid.uuid4().hex[:12]}"
