@@ -547,6 +547,16 @@ class Bench:
                 raise BenchError(f"creating jobs took longer than {self.args.timeout}s")
         return time.monotonic() - t0, errors
 
+    def end_phase(self, meter, db, label, scenario, mode, names):
+        """Once every execution is done: CPU used, top statements, execution rows and what the
+        targets received."""
+        cpu = meter.stop()
+        pg_top = self.pg_stats_top(db)
+        rows = self.execution_rows(db)
+        if not rows:
+            raise BenchError(f"{label}: no executions to measure")
+        return cpu, pg_top, rows, self.delivered_counts(scenario, mode, names)
+
     def wait_done(self, db, expected, what, warmup=False):
         """Waits until `expected` executions (warm-up ones or measured ones) are terminal."""
         cond = "input ? 'warmup'" if warmup else "NOT (input ? 'warmup')"
@@ -691,12 +701,7 @@ class Bench:
                 self.problems.append(f"{label}: {len(errors)} job creations failed, e.g. {errors[:3]}")
             n_created = a.jobs - len(errors)
             self.wait_done(db, n_created, label)
-            cpu = meter.stop()
-            pg_top = self.pg_stats_top(db)
-            rows = self.execution_rows(db)
-            if not rows:
-                raise BenchError(f"{label}: no executions to measure")
-            after = self.delivered_counts(scenario, "e2e", names)
+            cpu, pg_top, rows, after = self.end_phase(meter, db, label, scenario, "e2e", names)
         delivered = self.check_delivered(label, before, after, expected)
         f.cleanup()
         by_status, failed = self.summarize(rows, label)
@@ -756,12 +761,7 @@ class Bench:
                                      env={**self.env, "TE_ROLES": "worker,scheduler",
                                           "TE_WORKER_ID": f"bench-drain-{k}"}))
             self.wait_done(db, queued, label)
-            cpu = meter.stop()
-            pg_top = self.pg_stats_top(db)
-            rows = self.execution_rows(db)
-            if not rows:
-                raise BenchError(f"{label}: no executions to measure")
-            after = self.delivered_counts(scenario, "drain", names)
+            cpu, pg_top, rows, after = self.end_phase(meter, db, label, scenario, "drain", names)
         delivered = self.check_delivered(label, before, after, expected)
         f.cleanup()
         by_status, failed = self.summarize(rows, label)
