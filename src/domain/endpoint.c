@@ -115,6 +115,34 @@ static int check_timeout(const cJSON *v, const char *name, char *err, size_t err
     return 0;
 }
 
+bool endpoint_kafka_topic_valid(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n > 249 || strcmp(s, ".") == 0 || strcmp(s, "..") == 0)
+        return false;
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-'))
+            return false;
+    }
+    return true;
+}
+
+/* A literal topic is checked now; one with placeholders when it is rendered. */
+static int check_topic(const cJSON *v, const char *name, char *err, size_t errlen)
+{
+    if (check_nonempty(v, name, err, errlen))
+        return ENDPOINT_EINVAL;
+    if (strstr(v->valuestring, "{{") || endpoint_kafka_topic_valid(v->valuestring))
+        return 0;
+    snprintf(err, errlen,
+             "field 'spec.%s' must be a Kafka topic name: 1 to 249 letters, digits, '.', '_' or "
+             "'-'",
+             name);
+    return ENDPOINT_EINVAL;
+}
+
 static int check_status_codes(const cJSON *v, const char *name, char *err, size_t errlen)
 {
     if (cJSON_GetArraySize(v) == 0) {
@@ -305,7 +333,7 @@ static const struct spec_field http_fields[] = {
 
 static const struct spec_field kafka_fields[] = {
     {"bootstrap_servers", JT_STRING, true, check_connection, NULL},
-    {"topic", JT_STRING, true, check_nonempty, NULL},
+    {"topic", JT_STRING, true, check_topic, NULL},
     {"key_template", JT_STRING, false, NULL, NULL},
     {"value_template", JT_OBJECT, true, NULL, NULL},
     {"headers", JT_OBJECT, false, check_headers, NULL},

@@ -43,6 +43,9 @@ int endpoint_retry_read(const cJSON *retry, struct retry_policy *out) TE_MUSTCHE
  */
 int endpoint_secret_refs(const cJSON *spec, struct buf *out, char *err, size_t errlen) TE_MUSTCHECK;
 
+/* Kafka topic names: [a-zA-Z0-9._-]{1,249}, and neither "." nor "..". */
+bool endpoint_kafka_topic_valid(const char *s);
+
 /* Resource names: [a-z0-9][a-z0-9_-]{0,127}. */
 bool resource_name_valid(const char *s, size_t len);
 

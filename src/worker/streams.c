@@ -274,6 +274,11 @@ void exec_send_kafka(struct exec *e, const struct template_vars *vars)
     snprintf(attempt, sizeof(attempt), "%d", e->attempt);
     if (!topic || kafka_security(e, vars, &p, &sec, err, sizeof(err)) < 0)
         goto unresolvable;
+    if (!endpoint_kafka_topic_valid(topic)) {
+        snprintf(err, sizeof(err), "topic \"%.60s\" is not a valid Kafka topic name", topic);
+        exec_fail_now(e, "BROKER_ERROR", err);
+        goto done;
+    }
     if (json_get(e->spec, "key_template") &&
         !(key = render_field(e, vars, "key_template", &p, err, sizeof(err))))
         goto unresolvable;

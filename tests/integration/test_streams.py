@@ -421,3 +421,18 @@ def test_kafka_three_brokers_one_down_then_back(te, db):
         assert sorted(keys) == sorted(f"o-{i}".encode() for i in range(30))
     finally:
         k.stop()
+
+
+def test_kafka_topic_names(te, db, broker):
+    """A literal topic that Kafka would refuse is a 400 at registration; one that a config
+    makes invalid fails the execution at once, without retry, naming the topic."""
+    r = te.post("/endpoints", json=kafka_endpoint(bootstrap_servers=broker, topic="no spaces!"))
+    assert_error(r, 400, "INVALID_REQUEST", "spec.topic", "Kafka topic name")
+    cfg = uniq("topics")
+    assert_status(te.post("/configs", json={"name": cfg, "values": {"t": "bad/topic"}}), 201)
+    ep = kafka_endpoint(bootstrap_servers=broker, topic="{{config.t}}")
+    ep["config"] = cfg
+    ep["retry_policy"] = {"max_attempts": 3, "initial_delay_ms": 100}
+    assert_status(te.post("/endpoints", json=ep), 201)
+    err = failed_without_retry(db, create_job(te, ep["name"], {"order_id": "x"}))
+    assert err["type"] == "BROKER_ERROR" and '"bad/topic"' in err["message"], err

@@ -233,6 +233,21 @@ static const struct spec_case spec_cases[] = {
              "field 'spec.bootstrap_servers' must not be empty"),
     SPEC_BAD(EP_KAFKA, "{\"bootstrap_servers\":\"b\",\"topic\":\"\",\"value_template\":{}}",
              "field 'spec.topic' must not be empty"),
+    /* topic names */
+    SPEC_OK(EP_KAFKA, "{\"bootstrap_servers\":\"b\",\"topic\":\"a.B_c-9\",\"value_template\":{}}",
+            "{\"bootstrap_servers\":\"b\",\"topic\":\"a.B_c-9\",\"value_template\":{}," KAFKA_DEF
+            "}"),
+    SPEC_OK(EP_KAFKA,
+            "{\"bootstrap_servers\":\"b\",\"topic\":\"ev.{{config.t}}\",\"value_template\":{}}",
+            "{\"bootstrap_servers\":\"b\",\"topic\":\"ev.{{config.t}}\",\"value_template\":{}"
+            "," KAFKA_DEF "}"),
+    SPEC_BAD(EP_KAFKA,
+             "{\"bootstrap_servers\":\"b\",\"topic\":\"bad topic!\",\"value_template\":{}}",
+             "field 'spec.topic' must be a Kafka topic name: 1 to 249 letters, digits, '.', '_' or "
+             "'-'"),
+    SPEC_BAD(EP_KAFKA, "{\"bootstrap_servers\":\"b\",\"topic\":\"..\",\"value_template\":{}}",
+             "field 'spec.topic' must be a Kafka topic name: 1 to 249 letters, digits, '.', '_' or "
+             "'-'"),
     /* connection fields: no job input */
     SPEC_BAD(
         EP_KAFKA,
