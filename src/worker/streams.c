@@ -46,11 +46,10 @@ static void parts_free(struct parts *p)
     free(p->owned);
 }
 
-/* Renders a string member of obj; NULL (with err set) when it does not resolve. */
-static const char *render_member(const cJSON *obj, const struct template_vars *vars,
-                                 const char *field, struct parts *p, char *err, size_t errlen)
+/* Renders a string value; NULL (with err set) when it does not resolve. */
+static const char *render_value(const cJSON *v, const struct template_vars *vars, struct parts *p,
+                                char *err, size_t errlen)
 {
-    const cJSON *v = json_get(obj, field);
     struct buf out = BUF_INIT;
     if (!v || !cJSON_IsString(v))
         return NULL;
@@ -59,6 +58,12 @@ static const char *render_member(const cJSON *obj, const struct template_vars *v
         return NULL;
     }
     return parts_keep(p, buf_steal(&out));
+}
+
+static const char *render_member(const cJSON *obj, const struct template_vars *vars,
+                                 const char *field, struct parts *p, char *err, size_t errlen)
+{
+    return render_value(json_get(obj, field), vars, p, err, errlen);
 }
 
 static const char *render_field(struct exec *e, const struct template_vars *vars, const char *field,
@@ -217,16 +222,10 @@ static int kafka_headers(struct exec *e, const struct template_vars *vars, struc
         return -1;
     *out = h;
     for (const cJSON *c = headers ? headers->child : NULL; c; c = c->next) {
-        struct buf out = BUF_INIT;
-        if (template_render_string(c->valuestring, vars, &out, err, errlen) != 0) {
-            buf_free(&out);
-            return -1;
-        }
-        size_t len = out.len;
-        const char *v = parts_keep(p, buf_steal(&out));
+        const char *v = render_value(c, vars, p, err, errlen);
         if (!v)
             return -1;
-        h[(*n)++] = (struct kafkad_header){c->string, v, len};
+        h[(*n)++] = (struct kafkad_header){c->string, v, strlen(v)};
     }
     if (!has_name(headers, "Idempotency-Key"))
         h[(*n)++] = (struct kafkad_header){"Idempotency-Key", e->id, strlen(e->id)};

@@ -238,10 +238,11 @@ static void on_rk_error(rd_kafka_t *rk, int err, const char *reason, void *opaqu
 
 static void on_rk_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
+    bool conn_failure = strcmp(fac, "FAIL") == 0; /* reported as an error too: on_rk_error */
     (void)rk;
-    if (level <= 3 && strcmp(fac, "FAIL") != 0)
+    if (level <= 3 && !conn_failure)
         log_warn("kafkad: %s: %s", fac, buf);
-    else if (level <= 4 && strcmp(fac, "FAIL") != 0)
+    else if (level <= 4 && !conn_failure)
         log_info("kafkad: %s: %s", fac, buf);
     else
         log_debug("kafkad: %s: %s", fac, buf);
